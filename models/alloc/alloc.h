@@ -1,0 +1,72 @@
+/*
+ * alloc.h — the allocator plug-in interface.
+ *
+ * An allocator model receives every allocation and free the simulated daemon
+ * makes and says which simulated pages are resident.  Addresses are simulated
+ * (rs_addr, never dereferenced); frees are sized (the caller passes the size
+ * it asked for, as C++14 sized delete does), so a model needs no per-address
+ * size table.  Time is virtual and injected: a model never reads a clock, the
+ * caller passes now_ns (as jemalloc's decay code takes `now`).
+ *
+ * Stats use jemalloc's vocabulary (design.md §2) and must keep
+ *   requested <= allocated <= active <= resident <= mapped
+ * at every moment.  "Touching" model: the application writes every byte it
+ * allocates, so a page is resident from the first allocation that overlaps it
+ * until the model releases it to the OS.
+ */
+#ifndef RS_ALLOC_H
+#define RS_ALLOC_H
+
+#include <stdint.h>
+
+#include "../../sim/config.h"
+#include "../../sim/err.h"
+
+typedef uint64_t rs_addr; /* simulated address; 0 means the model failed */
+
+#define RS_PAGE_BYTES 4096u /* the OS page (x86_64) */
+
+typedef struct rs_alloc_stats {
+    uint64_t requested_bytes; /* sum of requested sizes of live allocations */
+    uint64_t allocated_bytes; /* sum of usable (size-class) sizes of live allocations */
+    uint64_t active_bytes;    /* resident pages holding at least one live allocation */
+    uint64_t resident_bytes;  /* all resident heap pages: active + free-but-resident + caches + metadata */
+    uint64_t mapped_bytes;    /* heap minus what was released to the OS */
+    uint64_t metadata_bytes;  /* the allocator's own bookkeeping (resident, in resident_bytes) */
+    uint64_t cached_bytes;    /* free objects held in thread/central caches (resident) */
+    uint64_t dirty_bytes;     /* free pages not yet released (resident) */
+    uint64_t released_bytes;  /* pages given back to the OS since start (not resident) */
+    uint64_t live_count;      /* live allocations */
+} rs_alloc_stats;
+
+typedef struct rs_alloc_ops {
+    const char *name;         /* registry name: "ideal", "jemalloc", ... */
+    const char *doc;          /* one line */
+    const rs_param *params;   /* NULL-terminated; keys prefixed by the model's name */
+
+    /* Build one instance from cfg (already validated).  0 or RS_E*. */
+    int (*create)(const rs_config *cfg, void **r_state, rs_err *err);
+    void (*destroy)(void *state);
+
+    /* Allocate size_bytes (> 0) for thread.  Returns a non-zero simulated
+     * address, or 0 when the simulator itself ran out of memory. */
+    rs_addr (*alloc)(void *state, uint64_t size_bytes, uint32_t thread, uint64_t now_ns);
+    /* Free addr, which alloc returned for exactly size_bytes. */
+    void (*free)(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thread, uint64_t now_ns);
+    /* The usable size a request of size_bytes gets (size-class rounding). */
+    uint64_t (*usable_size)(const void *state, uint64_t size_bytes);
+    /* Virtual time has reached now_ns (decay, scavenging).  May be NULL. */
+    void (*advance)(void *state, uint64_t now_ns);
+    /* Explicit release of free memory to the OS (purge, ReleaseFreeMemory,
+     * malloc_trim).  May be NULL when the allocator has none. */
+    void (*release)(void *state, uint64_t now_ns);
+    void (*stats)(const void *state, rs_alloc_stats *r_stats);
+} rs_alloc_ops;
+
+/* An instance: the ops and the state, as handed to daemons. */
+typedef struct rs_alloc {
+    const rs_alloc_ops *ops;
+    void *state;
+} rs_alloc;
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * daemon.h — the daemon-model plug-in interface.
+ *
+ * A daemon model turns trace records into cache objects, pins and trims.  It
+ * owns its cache policy, layout and trim policy (built from the run's config
+ * through the registries); the allocator is the run's, shared with anything
+ * else the process allocates.  stats() is what the sampler reads.
+ */
+#ifndef RS_DAEMON_H
+#define RS_DAEMON_H
+
+#include <stdint.h>
+
+#include "../../sim/config.h"
+#include "../../sim/engine.h"
+#include "../../sim/err.h"
+#include "../../traces/trace.h"
+#include "../alloc/alloc.h"
+#include "../trim/trim.h"
+
+typedef struct rs_daemon_env {
+    const rs_config *cfg; /* validated */
+    rs_engine *engine;
+    rs_alloc *alloc;
+} rs_daemon_env;
+
+typedef struct rs_daemon_stats {
+    uint64_t accounted_bytes;      /* what the daemon counts; the limit applies to it */
+    uint64_t untracked_bytes;      /* requested by its objects but not counted */
+    uint64_t limit_bytes;
+    uint64_t base_bytes;           /* resident memory outside the cache */
+    uint64_t items_count;          /* cached objects */
+    uint64_t accounted_peak_bytes; /* highest accounted_bytes seen, at any instant */
+    uint64_t items_peak_count;
+    rs_trim_stats trim;
+} rs_daemon_stats;
+
+typedef struct rs_daemon_ops {
+    const char *name;          /* "kv", later "mds", "osd" */
+    const char *doc;
+    const rs_param *params;
+    const char *trace_daemon;  /* the trace header's daemon kind it replays */
+
+    int (*create)(const rs_daemon_env *env, void **r_state, rs_err *err);
+    void (*destroy)(void *state);
+    /* Apply one record at rec->t_ns.  RS_EINPUT for a record it cannot use. */
+    int (*op)(void *state, const rs_rec *rec, rs_err *err);
+    /* Optional: rec is coming (see rs_prefetch_fn in sim/engine.h). */
+    void (*prefetch)(void *state, const rs_rec *rec, int stage);
+    void (*stats)(const void *state, rs_daemon_stats *r_stats);
+} rs_daemon_ops;
+
+#endif

@@ -1,0 +1,307 @@
+/*
+ * kv.c — daemon "kv": a plain key/size cache replaying a kv trace
+ * (libCacheSim style).  GET hits touch, GET misses insert the object (as a
+ * read-through cache does), SET inserts or replaces, DEL removes, PIN/UNPIN
+ * hold an object out of trimming.  The cache counts what its layout marks
+ * tracked and is kept near kv_cache_limit by the run's trim policy.
+ *
+ * Keys are found through an open-addressing table (linear probing,
+ * backward-shift deletion, load <= 1/2) whose 8-byte slots hold the object id
+ * and 32 bits of the key's hash: a probe compares the tag in the slot and
+ * reads the object table only to confirm a match, so a lookup costs about
+ * one cache miss.  16 bytes per object.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cache/cache.h"
+#include "../layout/objects.h"
+#include "../../sim/registry.h"
+#include "daemon.h"
+
+typedef struct kv {
+    rs_objects objs;
+    rs_cache cache;
+    rs_trim trim;
+    rs_trim_target target;
+    rs_trim_stats trim_stats;
+    uint64_t limit_bytes, base_bytes;
+    uint64_t accounted_peak_bytes, items_peak_count;
+    uint64_t *slots;  /* (hash tag << 32) | (oid + 1); 0 = empty */
+    uint64_t mask;    /* slots - 1 (a power of two minus one) */
+    uint64_t nkeys;
+} kv;
+
+static const rs_param params[] = {
+    { .key = "kv_cache_limit", .type = RS_PT_SIZE, .def = "64M",
+      .doc = "the cache's limit on accounted bytes (what trims aim for)" },
+    { .key = NULL },
+};
+
+static inline uint64_t mix(uint64_t x)
+{
+    /* splitmix64 finaliser */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+#define SLOT_ID(s) ((uint32_t)(s) - 1)
+#define SLOT_TAG(h) ((h) >> 32)
+
+/* Slot holding key (whose hash is h), or the empty slot where it would go. */
+static inline uint64_t probe_h(const kv *k, uint64_t key, uint64_t h)
+{
+    uint64_t i = h & k->mask, tag = SLOT_TAG(h);
+    for (;;) {
+        uint64_t s = k->slots[i];
+        if (!s || ((s >> 32) == tag && k->objs.obj[SLOT_ID(s)].key == key))
+            return i;
+        i = (i + 1) & k->mask;
+    }
+}
+
+static inline uint64_t probe(const kv *k, uint64_t key)
+{
+    return probe_h(k, key, mix(key));
+}
+
+static int rehash(kv *k, uint64_t nslots, rs_err *err)
+{
+    uint64_t *old = k->slots;
+    uint64_t oldn = old ? k->mask + 1 : 0;
+    uint64_t *slots = calloc(nslots, sizeof *slots);
+
+    if (!slots)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %llu key slots", (unsigned long long)nslots);
+    k->slots = slots;
+    k->mask = nslots - 1;
+    for (uint64_t i = 0; i < oldn; i++) {
+        if (old[i]) {
+            uint64_t j = (mix(k->objs.obj[SLOT_ID(old[i])].key)) & k->mask;
+            while (k->slots[j])
+                j = (j + 1) & k->mask;
+            k->slots[j] = old[i];
+        }
+    }
+    free(old);
+    return 0;
+}
+
+static void slot_delete(kv *k, uint64_t i)
+{
+    /* Backward-shift deletion keeps probe sequences unbroken. */
+    uint64_t j = i;
+    for (;;) {
+        j = (j + 1) & k->mask;
+        uint64_t s = k->slots[j];
+        if (!s)
+            break;
+        uint64_t home = mix(k->objs.obj[SLOT_ID(s)].key) & k->mask;
+        /* move s to i if its home is not cyclically in (i, j] */
+        if (((j - home) & k->mask) >= ((j - i) & k->mask)) {
+            k->slots[i] = s;
+            i = j;
+        }
+    }
+    k->slots[i] = 0;
+    k->nkeys--;
+}
+
+static void drop(kv *k, uint64_t slot, uint32_t thread, uint64_t now_ns, uint64_t *r_bytes)
+{
+    rs_oid id = SLOT_ID(k->slots[slot]);
+    k->cache.ops->remove(k->cache.state, id);
+    slot_delete(k, slot);
+    uint64_t bytes = rs_objects_del(&k->objs, id, thread, now_ns);
+    if (r_bytes)
+        *r_bytes += bytes;
+}
+
+static uint64_t used_bytes(void *ctx)
+{
+    return ((kv *)ctx)->objs.accounted_bytes;
+}
+
+static uint64_t limit_bytes(void *ctx)
+{
+    return ((kv *)ctx)->limit_bytes;
+}
+
+static uint64_t trim_to(void *ctx, uint64_t target_bytes, uint64_t max_items, uint64_t now_ns,
+                        uint64_t *r_bytes)
+{
+    kv *k = ctx;
+    uint64_t items = 0;
+    while (k->objs.accounted_bytes > target_bytes && (!max_items || items < max_items)) {
+        rs_oid id = k->cache.ops->victim(k->cache.state);
+        if (id == RS_OID_NONE)
+            break;
+        drop(k, probe(k, k->objs.obj[id].key), 0, now_ns, r_bytes);
+        items++;
+    }
+    return items;
+}
+
+static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *err)
+{
+    rs_oid id;
+    int rc;
+
+    if ((k->nkeys + 1) * 2 > k->mask + 1) {
+        if ((rc = rehash(k, 2 * (k->mask + 1), err)))
+            return rc;
+        slot = probe_h(k, rec->key, h);
+    }
+    if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, rec->thread, rec->t_ns, &id, err)))
+        return rc;
+    if ((rc = k->cache.ops->insert(k->cache.state, id, rs_objects_accounted(&k->objs, id), err))) {
+        rs_objects_del(&k->objs, id, rec->thread, rec->t_ns);
+        return rc;
+    }
+    k->slots[slot] = (SLOT_TAG(h) << 32) | ((uint64_t)id + 1);
+    k->nkeys++;
+    if (k->objs.accounted_bytes > k->accounted_peak_bytes)
+        k->accounted_peak_bytes = k->objs.accounted_bytes;
+    if (k->objs.live_count > k->items_peak_count)
+        k->items_peak_count = k->objs.live_count;
+    if (k->trim.ops->after_insert)
+        k->trim.ops->after_insert(k->trim.state, rec->t_ns);
+    return 0;
+}
+
+static int kv_op(void *state, const rs_rec *rec, rs_err *err)
+{
+    kv *k = state;
+    uint64_t h = mix(rec->key);
+    uint64_t slot = probe_h(k, rec->key, h);
+    uint64_t s = k->slots[slot];
+    rs_oid id = SLOT_ID(s);
+
+    switch (rec->op) {
+    case RS_OP_GET:
+        if (s) {
+            k->cache.ops->touch(k->cache.state, id);
+            return 0;
+        }
+        return insert(k, slot, h, rec, err);
+    case RS_OP_SET:
+        if (s) {
+            if (k->objs.obj[id].bytes == rec->size_bytes) {
+                k->cache.ops->touch(k->cache.state, id);
+                return 0;
+            }
+            drop(k, slot, rec->thread, rec->t_ns, NULL);
+            slot = probe_h(k, rec->key, h);
+        }
+        return insert(k, slot, h, rec, err);
+    case RS_OP_DEL:
+        if (s)
+            drop(k, slot, rec->thread, rec->t_ns, NULL);
+        return 0;
+    case RS_OP_PIN:
+        if (s)
+            k->cache.ops->pin(k->cache.state, id);
+        return 0;
+    case RS_OP_UNPIN:
+        if (s)
+            k->cache.ops->unpin(k->cache.state, id);
+        return 0;
+    default:
+        return rs_fail(err, RS_EINPUT, "daemon kv cannot replay op %u ('%s') at t_ns %llu",
+                       rec->op, rs_op_name(rec->op) ? rs_op_name(rec->op) : "?",
+                       (unsigned long long)rec->t_ns);
+    }
+}
+
+/* Stage 0: the key's home slot; stage 1 (the slot is cached by then): the
+ * object and its cache-policy links; stage 2: the links' neighbours. */
+static void kv_prefetch(void *state, const rs_rec *rec, int stage)
+{
+    const kv *k = state;
+    uint64_t h = mix(rec->key);
+    if (stage == 0) {
+        __builtin_prefetch(&k->slots[h & k->mask]);
+        return;
+    }
+    uint64_t s = k->slots[h & k->mask];
+    if (!s || (s >> 32) != SLOT_TAG(h))
+        return;
+    if (stage == 1)
+        __builtin_prefetch(&k->objs.obj[SLOT_ID(s)]);
+    if (k->cache.ops->prefetch)
+        k->cache.ops->prefetch(k->cache.state, SLOT_ID(s), stage - 1);
+}
+
+static void kv_destroy(void *state)
+{
+    kv *k = state;
+    if (!k)
+        return;
+    rs_trim_destroy(&k->trim);
+    if (k->cache.ops)
+        k->cache.ops->destroy(k->cache.state);
+    rs_objects_release(&k->objs, 0);
+    free(k->slots);
+    free(k);
+}
+
+static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
+{
+    const void *ops;
+    int rc;
+    kv *k = calloc(1, sizeof *k);
+
+    if (!k)
+        return rs_fail(err, RS_ENOMEM, "out of memory for daemon kv");
+    k->limit_bytes = rs_config_size(env->cfg, "kv_cache_limit");
+    k->base_bytes = rs_config_size(env->cfg, "base_bytes");
+    k->target = (rs_trim_target){
+        .ctx = k, .used_bytes = used_bytes, .limit_bytes = limit_bytes, .trim_to = trim_to,
+    };
+    if ((rc = rs_objects_init(&k->objs, env->cfg, env->alloc, err)) ||
+        (rc = rs_registry_get(&rs_reg_cache, rs_config_string(env->cfg, "cache"), &ops, err)))
+        goto fail;
+    k->cache.ops = ops;
+    if ((rc = k->cache.ops->create(env->cfg, &k->cache.state, err))) {
+        k->cache.ops = NULL;
+        goto fail;
+    }
+    if ((rc = rehash(k, 1024, err)) ||
+        (rc = rs_trim_create(env->cfg, env->engine, &k->target, &k->trim_stats, &k->trim, err)))
+        goto fail;
+    *r_state = k;
+    return 0;
+fail:
+    kv_destroy(k);
+    return rc;
+}
+
+static void kv_stats(const void *state, rs_daemon_stats *r)
+{
+    const kv *k = state;
+    *r = (rs_daemon_stats){
+        .accounted_bytes = k->objs.accounted_bytes,
+        .untracked_bytes = k->objs.untracked_bytes,
+        .limit_bytes = k->limit_bytes,
+        .base_bytes = k->base_bytes,
+        .items_count = k->objs.live_count,
+        .accounted_peak_bytes = k->accounted_peak_bytes,
+        .items_peak_count = k->items_peak_count,
+        .trim = k->trim_stats,
+    };
+}
+
+const rs_daemon_ops rs_daemon_kv = {
+    .name = "kv",
+    .doc = "key/size cache: GET hit touches, miss inserts; SET inserts; DEL removes; PIN/UNPIN",
+    .params = params,
+    .trace_daemon = "kv",
+    .create = kv_create,
+    .destroy = kv_destroy,
+    .op = kv_op,
+    .prefetch = kv_prefetch,
+    .stats = kv_stats,
+};

@@ -1,0 +1,44 @@
+/*
+ * layout.h — what allocations one cache object makes (container overhead).
+ *
+ * A layout turns an object (its accounted size, plus an op-specific aux such
+ * as a name length) into the list of heap allocations the real daemon makes
+ * for it, each flagged tracked (counted by the mempool, so in
+ * accounted_bytes) or untracked (real memory the daemon does not count).
+ * parts() must be a pure function of its arguments: the same list is
+ * recomputed when the object dies, to free exactly what was allocated.
+ */
+#ifndef RS_LAYOUT_H
+#define RS_LAYOUT_H
+
+#include <stdint.h>
+
+#include "../../sim/config.h"
+#include "../../sim/err.h"
+
+typedef struct rs_part {
+    uint64_t size_bytes; /* requested allocation size, > 0 */
+    uint32_t tracked;    /* 1: counted in accounted_bytes (mempool) */
+    const char *name;    /* "object", "map node", "key string" (static) */
+} rs_part;
+
+#define RS_LAYOUT_MAX_PARTS 8
+
+typedef struct rs_layout_ops {
+    const char *name;
+    const char *doc;
+    const rs_param *params;
+    unsigned max_parts; /* parts() never returns more, <= RS_LAYOUT_MAX_PARTS */
+
+    int (*create)(const rs_config *cfg, void **r_state, rs_err *err);
+    void (*destroy)(void *state);
+    /* Fill r_parts for one object; returns the count (>= 1). */
+    unsigned (*parts)(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *r_parts);
+} rs_layout_ops;
+
+typedef struct rs_layout {
+    const rs_layout_ops *ops;
+    void *state;
+} rs_layout;
+
+#endif

@@ -1,0 +1,135 @@
+/* objects.c — live objects, their parts and addresses; see objects.h. */
+#include "objects.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/registry.h"
+
+#define FREE_SLOT UINT32_MAX
+
+int rs_objects_init(rs_objects *o, const rs_config *cfg, rs_alloc *alloc, rs_err *err)
+{
+    const void *ops;
+    int rc;
+
+    memset(o, 0, sizeof *o);
+    if ((rc = rs_registry_get(&rs_reg_layout, rs_config_string(cfg, "layout"), &ops, err)))
+        return rc;
+    o->layout.ops = ops;
+    if ((rc = o->layout.ops->create(cfg, &o->layout.state, err)))
+        return rc;
+    o->alloc = alloc;
+    o->max_parts = o->layout.ops->max_parts;
+    return 0;
+}
+
+void rs_objects_release(rs_objects *o, uint64_t now_ns)
+{
+    if (!o->layout.ops)
+        return;
+    for (uint32_t id = 0; id < o->n_used; id++)
+        if (o->obj[id].aux != FREE_SLOT)
+            rs_objects_del(o, id, 0, now_ns);
+    o->layout.ops->destroy(o->layout.state);
+    free(o->obj);
+    free(o->addr);
+    free(o->free_ids);
+    memset(o, 0, sizeof *o);
+}
+
+static int grow(rs_objects *o, rs_err *err)
+{
+    uint32_t cap = o->cap ? o->cap * 2 : 1024;
+    if (cap <= o->cap || cap == FREE_SLOT)
+        return rs_fail(err, RS_ENOMEM, "more than %u live objects", o->cap);
+    rs_obj *obj = realloc(o->obj, (size_t)cap * sizeof *obj);
+    if (!obj)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
+    o->obj = obj;
+    rs_addr *addr = realloc(o->addr, (size_t)cap * o->max_parts * sizeof *addr);
+    if (!addr)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
+    o->addr = addr;
+    uint32_t *fr = realloc(o->free_ids, (size_t)cap * sizeof *fr);
+    if (!fr)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
+    o->free_ids = fr;
+    o->cap = cap;
+    return 0;
+}
+
+int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
+                   uint32_t thread, uint64_t now_ns, rs_oid *r_id, rs_err *err)
+{
+    rs_part parts[RS_LAYOUT_MAX_PARTS];
+    uint32_t id;
+    int rc;
+
+    if (bytes == 0 || bytes >= UINT32_MAX)
+        return rs_fail(err, RS_EINPUT, "object of %llu bytes: sizes must be 1..4294967294",
+                       (unsigned long long)bytes);
+    if (aux == FREE_SLOT)
+        aux = FREE_SLOT - 1;
+    if (o->n_free) {
+        id = o->free_ids[--o->n_free];
+    } else {
+        if (o->n_used == o->cap && (rc = grow(o, err)))
+            return rc;
+        id = o->n_used++;
+    }
+    unsigned n = o->layout.ops->parts(o->layout.state, bytes, aux, parts);
+    rs_addr *slot = &o->addr[(size_t)id * o->max_parts];
+    for (unsigned i = 0; i < n; i++) {
+        slot[i] = o->alloc->ops->alloc(o->alloc->state, parts[i].size_bytes, thread, now_ns);
+        if (!slot[i]) {
+            while (i-- > 0)
+                o->alloc->ops->free(o->alloc->state, slot[i], parts[i].size_bytes, thread, now_ns);
+            o->free_ids[o->n_free++] = id;
+            o->obj[id].aux = FREE_SLOT;
+            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
+                           o->alloc->ops->name);
+        }
+        if (parts[i].tracked)
+            o->accounted_bytes += parts[i].size_bytes;
+        else
+            o->untracked_bytes += parts[i].size_bytes;
+    }
+    o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
+    o->live_count++;
+    *r_id = id;
+    return 0;
+}
+
+uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_ns)
+{
+    rs_part parts[RS_LAYOUT_MAX_PARTS];
+    rs_obj *ob = &o->obj[id];
+    uint64_t accounted = 0;
+    unsigned n = o->layout.ops->parts(o->layout.state, ob->bytes, ob->aux, parts);
+    rs_addr *slot = &o->addr[(size_t)id * o->max_parts];
+
+    for (unsigned i = 0; i < n; i++) {
+        o->alloc->ops->free(o->alloc->state, slot[i], parts[i].size_bytes, thread, now_ns);
+        if (parts[i].tracked)
+            accounted += parts[i].size_bytes;
+        else
+            o->untracked_bytes -= parts[i].size_bytes;
+    }
+    o->accounted_bytes -= accounted;
+    ob->aux = FREE_SLOT;
+    o->free_ids[o->n_free++] = id;
+    o->live_count--;
+    return accounted;
+}
+
+uint64_t rs_objects_accounted(const rs_objects *o, rs_oid id)
+{
+    rs_part parts[RS_LAYOUT_MAX_PARTS];
+    uint64_t accounted = 0;
+    unsigned n = o->layout.ops->parts(o->layout.state, o->obj[id].bytes, o->obj[id].aux, parts);
+    for (unsigned i = 0; i < n; i++)
+        if (parts[i].tracked)
+            accounted += parts[i].size_bytes;
+    return accounted;
+}

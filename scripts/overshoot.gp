@@ -1,0 +1,73 @@
+# overshoot.gp — RAM needed per byte of cache limit against the limit, for
+# every done run of a sweep: the steady-state rss/limit (line and filled
+# points), the peak (open circles), and the seed's (1-x)^-1 computed from
+# each run's measured untracked fraction x_steady (dashed with + marks, same
+# colour; the marks keep it visible when a series has a single point).
+# Where the dashed curve sits below the line, the rest is trim lag: the
+# cache running over its limit between trims.
+#
+# Called by `rssim plot overshoot` as
+#   gnuplot -e "datafile='out/x.dat'; out='out/x.png'; term='pngcairo'; title='...'; nseries=2" overshoot.gp
+# datafile: one block per series (runs sharing the values of the varied keys
+# other than the limit), blocks separated by two blank lines; each block
+# starts with a header row naming the columns, where the first column
+# (the point index) is named by the series title: "title" run_id
+# limit_bytes overshoot_steady overshoot_p99 overshoot_max x_steady; then one
+# row per run, sorted by limit_bytes.
+
+if (!exists("datafile") || !exists("out") || !exists("nseries")) {
+    print "overshoot.gp: set datafile, out and nseries with -e"
+    exit status 2
+}
+if (!exists("term")) term = 'pngcairo'
+if (!exists("title")) title = ''
+
+if (term eq 'svg') {
+    set terminal svg size 1100,650 dynamic font 'DejaVu Sans,13' background rgb 'white' noenhanced
+} else {
+    set terminal pngcairo size 1200,700 font 'DejaVu Sans,12' noenhanced
+}
+set encoding utf8
+set datafile columnheaders
+
+MiB = 1048576.0
+lim(c) = column('limit_bytes') / MiB
+
+# the limits' span, over every block, decides the x scale
+lo = 1e300; hi = -1e300
+do for [i = 0:nseries - 1] {
+    stats datafile index i using (lim(0)) nooutput
+    lo = STATS_min < lo ? STATS_min : lo
+    hi = STATS_max > hi ? STATS_max : hi
+}
+if (lo > 0 && hi > 8 * lo) {
+    set logscale x 2
+    set xrange [lo / 1.3 : hi * 1.3]
+} else {
+    pad = hi > lo ? (hi - lo) * 0.05 : (lo > 0 ? lo * 0.1 : 1)
+    set xrange [lo - pad : hi + pad]
+}
+
+set output out
+set title title
+set xlabel 'cache limit (MiB)'
+set ylabel 'RAM per byte of limit (rss/limit)'
+set grid lc rgb '#dddddd'
+set border 3
+set tics nomirror
+set yrange [0:*]
+# the key (one row per series, three for the markers) sits in headroom
+# above the highest point, so it never hides data
+set offsets 0, 0, graph (nseries + 3) * 0.065, 0
+set key inside top right vertical samplen 3 opaque box lc rgb 'white'
+
+plot for [i = 0:nseries - 1] datafile index i using (lim(0)):(column('overshoot_steady')) \
+         with linespoints lw 2 pt 7 ps 1.2 lc i + 1 title columnheader(1), \
+     for [i = 0:nseries - 1] datafile index i using (lim(0)):(column('overshoot_max')) \
+         with points pt 6 ps 1.6 lc i + 1 notitle, \
+     for [i = 0:nseries - 1] datafile index i using (lim(0)):(1 / (1 - column('x_steady'))) \
+         with linespoints lw 1.5 dt 2 pt 1 ps 1.2 lc i + 1 notitle, \
+     NaN with linespoints lw 2 pt 7 lc rgb 'gray40' title 'steady rss/limit (overshoot_steady)', \
+     NaN with points pt 6 ps 1.6 lc rgb 'gray40' title 'peak rss/limit (overshoot_max)', \
+     NaN with linespoints lw 1.5 dt 2 pt 1 ps 1.2 lc rgb 'gray40' \
+         title '(1−x)⁻¹ from measured x_steady'

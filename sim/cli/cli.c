@@ -1,0 +1,77 @@
+/* cli.c — helpers shared by the subcommands; see cli.h. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+int rs_cli_status(int code)
+{
+    if (code == 0)
+        return 0;
+    return code == RS_EINPUT || code == RS_ENOTFOUND ? 2 : 1;
+}
+
+int rs_cli_report(const rs_err *err)
+{
+    fprintf(stderr, "rssim: %s\n", err->msg[0] ? err->msg : "unknown error");
+    return rs_cli_status(err->code ? err->code : RS_EINTERNAL);
+}
+
+int rs_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "rssim %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'rssim %s -h')\n", cmd);
+    return 2;
+}
+
+const char *rs_cli_default_db(void)
+{
+    return "out/rssim.db";
+}
+
+const char *rs_cli_scripts_dir(void)
+{
+    const char *env = getenv("RSSIM_SCRIPTS");
+    return env && *env ? env : RSSIM_SCRIPTS_DIR;
+}
+
+int rs_cli_mkdir_parent(const char *path, rs_err *err)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+
+    if (n >= sizeof buf)
+        return rs_fail(err, RS_EINPUT, "path too long: '%s'", path);
+    memcpy(buf, path, n + 1);
+    char *slash = strrchr(buf, '/');
+    if (!slash || slash == buf)
+        return 0;
+    *slash = '\0';
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return rs_fail(err, RS_EIO, "cannot create folder '%s': %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return rs_fail(err, RS_EIO, "cannot create folder '%s': %s", buf, strerror(errno));
+    return 0;
+}
+
+unsigned long long rs_cli_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}

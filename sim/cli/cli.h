@@ -1,0 +1,65 @@
+/*
+ * cli.h — shared helpers of the rssim program's subcommands.
+ *
+ * Only sim/cli turns errors into stderr text and exit statuses:
+ *   0 success, 1 failure (I/O, database, internal), 2 bad input or usage.
+ * Each subcommand lives in cmd_<name>.c and is listed in main.c's commands[].
+ */
+#ifndef RS_CLI_H
+#define RS_CLI_H
+
+#include "../err.h"
+
+typedef struct rs_command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand's name */
+    const char *summary;               /* one line for `rssim help` */
+} rs_command;
+
+/* Print "rssim: <msg>" to stderr and return the exit status for err. */
+int rs_cli_report(const rs_err *err);
+/* Print "rssim <cmd>: <printf message>" to stderr; returns 2 (usage). */
+int rs_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Exit status for an RS_E* code: 0, 1 or 2. */
+int rs_cli_status(int code);
+/* Default database path ("out/rssim.db") and scripts folder (env RSSIM_SCRIPTS
+ * or the source tree's scripts/). */
+const char *rs_cli_default_db(void);
+const char *rs_cli_scripts_dir(void);
+/* Make every missing folder of path's parent (like mkdir -p dirname). */
+int rs_cli_mkdir_parent(const char *path, rs_err *err);
+/* Monotonic wall-clock nanoseconds (the CLI may read clocks; the library may not). */
+unsigned long long rs_cli_now_ns(void);
+
+/* ---- runner.c: what replay and sweep share ---- */
+struct rs_config;
+struct rs_store;
+struct rs_result;
+
+/* The preset file for name: name itself when it is a path (has a '/' or
+ * ends in .conf), else <presets dir>/<name>.conf (env RSSIM_PRESETS or the
+ * source tree's models/presets). */
+int rs_cli_preset_path(const char *name, char *r_path, unsigned long cap, rs_err *err);
+/* RS_EINPUT unless path names a readable regular file (a missing trace is
+ * bad input, exit 2, not an I/O failure). */
+int rs_cli_check_input(const char *path, rs_err *err);
+/* Config = preset, then each "key=value" of sets in order, validated. */
+int rs_cli_build_config(const char *preset, char *const *sets, int nsets,
+                        struct rs_config **r_cfg, rs_err *err);
+/* Run run_id (already begun/claimed in st) and store its result: 'done'
+ * with samples and metrics, or 'failed' with the reason.  *r_wall_ns gets
+ * the wall time of the simulation alone. */
+int rs_cli_execute_run(struct rs_store *st, long long run_id, const char *trace,
+                       const struct rs_config *cfg, struct rs_result *r_res,
+                       unsigned long long *r_events, unsigned long long *r_wall_ns, rs_err *err);
+
+int cmd_gen(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+#endif

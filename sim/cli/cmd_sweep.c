@@ -1,0 +1,298 @@
+/*
+ * cmd_sweep.c — `rssim sweep TRACE --preset P --vary key=v1,v2 ... --jobs N`.
+ *
+ * The parent creates the sweep and one run row per grid point (status
+ * pending) in point order, so run ids and point numbers are the same
+ * whatever --jobs is; then it closes its database handle and forks N
+ * workers.  Worker w takes the w-th, (w+N)-th, ... of the points not yet
+ * done, each opening its own connection (SQLite WAL lets them write side by
+ * side), and reports every finished point on a pipe; the parent draws the
+ * progress.  A point is 'done' only when its rows are committed, so a killed
+ * sweep re-run with the same arguments finds its sweep again by hash and
+ * runs exactly the points that are not done (pending, running or failed).
+ * Workers die with the parent (PR_SET_PDEATHSIG).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../traces/trace.h"
+#include "../config.h"
+#include "../result.h"
+#include "../store.h"
+#include "../sweep.h"
+#include "cli.h"
+
+#define MAX_SETS 256
+#define MAX_JOBS 256
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rssim sweep TRACE --preset P --vary key=v1,v2,... [--vary ...]\n"
+            "                   [--set key=value ...] [--jobs N] [--db PATH]\n\n"
+            "Replay TRACE at every point of the grid (the cartesian product of the --vary\n"
+            "lists) on N worker processes; each point is stored as a run, identical to\n"
+            "'rssim replay' with the same settings.  Re-running the same command resumes:\n"
+            "points already done are skipped.\n\n"
+            "  -p, --preset P    models/presets/P.conf, or a path to a .conf file\n"
+            "  -v, --vary K=LIST comma-separated values of one parameter (repeatable)\n"
+            "  -s, --set K=V     fixed override (repeatable)\n"
+            "  -j, --jobs N      worker processes (default 1)\n"
+            "      --db PATH     SQLite database (default %s)\n"
+            "  -h, --help        this help\n",
+            rs_cli_default_db());
+}
+
+typedef struct sweep_ctx {
+    const char *trace, *db, *preset, *sha;
+    const rs_config *base;
+    const rs_grid *grid;
+    int64_t sweep_id;
+    int64_t *todo_points, *todo_ids;
+    int64_t ntodo;
+} sweep_ctx;
+
+/* A worker: run its share of the points; write "point status\n" lines. */
+static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
+{
+    rs_err err = { 0 };
+    rs_store *st = NULL;
+    int failures = 0;
+
+    if (rs_store_open(&st, sc->db, &err)) {
+        fprintf(stderr, "rssim sweep: worker %d: %s\n", w, err.msg);
+        return 1;
+    }
+    for (int64_t i = w; i < sc->ntodo; i += jobs) {
+        int64_t point = sc->todo_points[i], id = sc->todo_ids[i];
+        rs_config *cfg = NULL;
+        rs_result res;
+        char line[64];
+        int rc;
+
+        rs_result_init(&res);
+        rc = rs_grid_point_config(sc->grid, sc->base, point, &cfg, &err);
+        if (!rc)
+            rc = rs_store_run_claim(st, id, &err);
+        if (!rc)
+            rc = rs_cli_execute_run(st, id, sc->trace, cfg, &res, NULL, NULL, &err);
+        if (rc) {
+            fprintf(stderr, "rssim sweep: point %lld (run %lld) failed: %s\n", (long long)point,
+                    (long long)id, err.msg);
+            failures++;
+        }
+        rs_result_release(&res);
+        rs_config_free(cfg);
+        int n = snprintf(line, sizeof line, "%lld %d\n", (long long)point, rc ? 1 : 0);
+        if (write(fd, line, (size_t)n) != n)
+            break;
+    }
+    rs_store_close(st);
+    return failures ? 1 : 0;
+}
+
+static void progress(int tty, int64_t done, int64_t total, int64_t failed,
+                     unsigned long long t0_ns, int64_t point)
+{
+    double el = (double)(rs_cli_now_ns() - t0_ns) / 1e9;
+    double eta = done ? el / (double)done * (double)(total - done) : 0;
+    if (tty) {
+        int width = 30, fill = total ? (int)(width * done / total) : width;
+        fprintf(stderr, "\r[%.*s%*s] %lld/%lld points  %lld failed  %.0fs elapsed  ETA %.0fs ",
+                fill, "##############################", width - fill, "", (long long)done,
+                (long long)total, (long long)failed, el, eta);
+        if (done == total)
+            fputc('\n', stderr);
+    } else {
+        fprintf(stderr, "sweep: point %lld finished (%lld/%lld, %lld failed, %.1fs elapsed, ETA %.0fs)\n",
+                (long long)point, (long long)done, (long long)total, (long long)failed, el, eta);
+    }
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "preset", required_argument, NULL, 'p' }, { "vary", required_argument, NULL, 'v' },
+        { "set", required_argument, NULL, 's' },    { "jobs", required_argument, NULL, 'j' },
+        { "db", required_argument, NULL, 'd' },     { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *preset = NULL, *db = rs_cli_default_db();
+    char *sets[MAX_SETS];
+    int nsets = 0, jobs = 1, c, rc = 0;
+    rs_grid grid;
+    rs_err err = { 0 };
+
+    rs_grid_init(&grid);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:v:s:j:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': preset = optarg; break;
+        case 'v':
+            if ((rc = rs_grid_add(&grid, optarg, &err))) {
+                rs_grid_release(&grid);
+                return rs_cli_report(&err);
+            }
+            break;
+        case 's':
+            if (nsets == MAX_SETS)
+                return rs_cli_usage_error("sweep", "more than %d --set options", MAX_SETS);
+            sets[nsets++] = optarg;
+            break;
+        case 'j': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > MAX_JOBS)
+                return rs_cli_usage_error("sweep", "--jobs: expected 1..%d, got '%s'", MAX_JOBS, optarg);
+            jobs = (int)v;
+            break;
+        }
+        case 'd': db = optarg; break;
+        case 'h': usage(stdout); rs_grid_release(&grid); return 0;
+        default: usage(stderr); rs_grid_release(&grid); return 2;
+        }
+    }
+    if (optind != argc - 1 || !preset || !grid.nkeys) {
+        rs_grid_release(&grid);
+        return rs_cli_usage_error("sweep", "expected TRACE, --preset and at least one --vary");
+    }
+    const char *trace = argv[optind];
+    rs_config *base = NULL;
+    rs_store *st = NULL;
+    char sha[65], hash[17], spec[8192], keys[1024];
+    sweep_ctx sc = { 0 };
+    int64_t sweep_id = 0;
+    int created = 0;
+
+    if ((rc = rs_cli_build_config(preset, sets, nsets, &base, &err)) ||
+        (rc = rs_cli_check_input(trace, &err)) ||
+        (rc = rs_file_sha256(trace, sha, &err)))
+        goto out;
+    /* Every point must be a valid config before anything is stored. */
+    for (int64_t p = 0; p < grid.points; p++) {
+        rs_config *cfg;
+        if ((rc = rs_grid_point_config(&grid, base, p, &cfg, &err)))
+            goto out;
+        rs_config_free(cfg);
+    }
+    rs_grid_hash(&grid, base, sha, hash);
+    rs_grid_spec(&grid, spec, sizeof spec);
+    rs_grid_keys(&grid, keys, sizeof keys);
+    if ((rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)))
+        goto out;
+    rs_sweep_meta sm = {
+        .spec_hash = hash, .trace_path = trace, .trace_sha256 = sha, .preset = preset,
+        .spec = spec, .varied_keys = keys, .points = grid.points, .jobs = jobs,
+    };
+    if ((rc = rs_store_sweep_open(st, &sm, &sweep_id, &created, &err)))
+        goto out;
+    sc = (sweep_ctx){ .trace = trace, .db = db, .preset = preset, .sha = sha, .base = base,
+                      .grid = &grid, .sweep_id = sweep_id };
+    sc.todo_points = malloc((size_t)grid.points * sizeof *sc.todo_points);
+    sc.todo_ids = malloc((size_t)grid.points * sizeof *sc.todo_ids);
+    if (!sc.todo_points || !sc.todo_ids) {
+        rc = rs_fail(&err, RS_ENOMEM, "out of memory for %lld points", (long long)grid.points);
+        goto out;
+    }
+    for (int64_t p = 0; p < grid.points; p++) {
+        char label[1024], status[16];
+        rs_config *cfg;
+        int64_t id;
+        rs_grid_point_label(&grid, p, label, sizeof label);
+        if ((rc = rs_grid_point_config(&grid, base, p, &cfg, &err)))
+            goto out;
+        rs_run_meta meta = {
+            .kind = "predicted", .trace_path = trace, .trace_sha256 = sha, .preset = preset,
+            .seed = (uint64_t)rs_config_int(cfg, "seed"), .label = label, .sweep_id = sweep_id,
+            .point_index = p,
+        };
+        rc = rs_store_sweep_point(st, sweep_id, p, &meta, cfg, &id, &err);
+        rs_config_free(cfg);
+        if (rc || (rc = rs_store_run_status(st, id, status, &err)))
+            goto out;
+        if (strcmp(status, "done") != 0) {
+            sc.todo_points[sc.ntodo] = p;
+            sc.todo_ids[sc.ntodo++] = id;
+        }
+    }
+    rs_store_sweep_set_status(st, sweep_id, "running", &err);
+    rs_store_close(st); /* no SQLite handle may cross fork() */
+    st = NULL;
+    fprintf(stderr, "sweep %lld (%s): %lld points, %lld to run, %lld already done, %d job%s\n",
+            (long long)sweep_id, created ? "new" : "resumed", (long long)grid.points,
+            (long long)sc.ntodo, (long long)(grid.points - sc.ntodo), jobs, jobs > 1 ? "s" : "");
+
+    int nworkers = jobs < sc.ntodo ? jobs : (int)sc.ntodo;
+    int fds[2];
+    pid_t pids[MAX_JOBS];
+    int64_t done = 0, failed = 0;
+    unsigned long long t0 = rs_cli_now_ns();
+    if (nworkers > 0 && pipe(fds) != 0) {
+        rc = rs_fail(&err, RS_EIO, "cannot create a pipe: %s", strerror(errno));
+        goto out;
+    }
+    fflush(NULL);
+    for (int w = 0; w < nworkers; w++) {
+        pids[w] = fork();
+        if (pids[w] < 0) {
+            rc = rs_fail(&err, RS_EIO, "cannot fork worker %d: %s", w, strerror(errno));
+            nworkers = w;
+            break;
+        }
+        if (pids[w] == 0) {
+            close(fds[0]);
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            _exit(worker(&sc, w, nworkers, fds[1]));
+        }
+    }
+    if (nworkers > 0) {
+        close(fds[1]);
+        FILE *in = fdopen(fds[0], "r");
+        char line[128];
+        int tty = isatty(STDERR_FILENO);
+        while (in && fgets(line, sizeof line, in)) {
+            long long point;
+            int bad;
+            if (sscanf(line, "%lld %d", &point, &bad) != 2)
+                continue;
+            done++;
+            failed += bad != 0;
+            progress(tty, done, sc.ntodo, failed, t0, point);
+        }
+        if (in)
+            fclose(in);
+    }
+    int worker_failed = 0;
+    for (int w = 0; w < nworkers; w++) {
+        int status;
+        while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
+            ;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            worker_failed = 1;
+    }
+    if (!rc && (rc = rs_store_open(&st, db, &err)) == 0) {
+        int all = !worker_failed && done == sc.ntodo && !failed;
+        rs_store_sweep_set_status(st, sweep_id, all ? "done" : "failed", &err);
+        if (!all)
+            rc = rs_fail(&err, RS_EINTERNAL, "sweep %lld: %lld of %lld points failed or did not finish "
+                         "(re-run the same command to resume)", (long long)sweep_id,
+                         (long long)(sc.ntodo - done + failed), (long long)sc.ntodo);
+    }
+    if (!rc)
+        printf("sweep %lld done: %lld points in %s (see 'rssim runs list --db %s --sweep %lld')\n",
+               (long long)sweep_id, (long long)grid.points, db, db, (long long)sweep_id);
+out:
+    free(sc.todo_points);
+    free(sc.todo_ids);
+    rs_store_close(st);
+    rs_config_free(base);
+    rs_grid_release(&grid);
+    return rc ? rs_cli_report(&err) : 0;
+}

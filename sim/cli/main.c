@@ -1,0 +1,51 @@
+/*
+ * main.c — the rssim program: dispatch to a subcommand from commands[].
+ * Each subcommand parses its own options and prints its own -h.
+ */
+#include <gsl/gsl_errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const rs_command commands[] = {
+    { .name = "gen", .run = cmd_gen, .summary = "generate a synthetic trace (kv)" },
+    { .name = "trace", .run = cmd_trace, .summary = "convert a trace or print its statistics" },
+    { .name = "replay", .run = cmd_replay, .summary = "replay a trace through the models and store the run" },
+    { .name = "sweep", .run = cmd_sweep, .summary = "replay a grid of parameter values on worker processes" },
+    { .name = "runs", .run = cmd_runs, .summary = "list, show or export stored runs" },
+    { .name = "plot", .run = cmd_plot, .summary = "draw stored runs with gnuplot (PNG or SVG)" },
+    { .name = "list", .run = cmd_list, .summary = "list plug-ins and their parameters" },
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: rssim <command> [options]   (rssim <command> -h for its options)\n\n"
+               "rssim %s predicts the RSS of a cache-bearing daemon from a trace.\n\ncommands:\n",
+            RSSIM_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+        printf("rssim %s\n", RSSIM_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "rssim: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

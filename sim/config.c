@@ -1,0 +1,526 @@
+/*
+ * config.c — key = value parameters with Ceph-style units; see config.h.
+ *
+ * Entries keep where they came from ("presets/x.conf:12", "--set") so a bad
+ * value is reported where the user wrote it.  Declarations are looked up in
+ * the config's schema: rs_core_params plus every registry entry's params, or
+ * one explicit table (generators).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+typedef struct entry {
+    char *key;
+    char *value;
+    char *origin; /* "file:line" or "--set", for messages */
+} entry;
+
+struct rs_config {
+    entry *v;
+    size_t n, cap;
+    const rs_param *schema; /* NULL: core + all plug-ins */
+};
+
+const rs_param rs_core_params[] = {
+    { .key = "daemon", .type = RS_PT_STRING, .def = "kv",
+      .doc = "daemon model (rssim list daemon)" },
+    { .key = "alloc", .type = RS_PT_STRING, .def = "jemalloc",
+      .doc = "allocator model (rssim list allocator)" },
+    { .key = "cache", .type = RS_PT_STRING, .def = "lru",
+      .doc = "cache policy (rssim list cache)" },
+    { .key = "layout", .type = RS_PT_STRING, .def = "kv-map",
+      .doc = "object layout preset: which allocations an object makes (rssim list layout)" },
+    { .key = "trim", .type = RS_PT_STRING, .def = "periodic",
+      .doc = "trim policy (rssim list trim)" },
+    { .key = "seed", .type = RS_PT_INT, .def = "1",
+      .doc = "seed of every random stream of the run" },
+    { .key = "sample_interval", .type = RS_PT_DURATION, .def = "100ms",
+      .doc = "virtual time between two samples" },
+    { .key = "base_bytes", .type = RS_PT_SIZE, .def = "0",
+      .doc = "resident memory outside the cache (code, sessions, ...), added to rss" },
+    { .key = "run_tail", .type = RS_PT_DURATION, .def = "0",
+      .doc = "virtual time simulated after the last trace record (timers keep running)" },
+    { .key = "steady_from", .type = RS_PT_DOUBLE, .def = "0.5",
+      .doc = "fraction of the run after which samples count as steady state" },
+    { .key = NULL },
+};
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+int rs_config_new_with(rs_config **r_cfg, const rs_param *schema, rs_err *err)
+{
+    rs_config *cfg = calloc(1, sizeof *cfg);
+    if (!cfg)
+        return rs_fail(err, RS_ENOMEM, "out of memory for a config");
+    cfg->schema = schema;
+    *r_cfg = cfg;
+    return 0;
+}
+
+int rs_config_new(rs_config **r_cfg, rs_err *err)
+{
+    return rs_config_new_with(r_cfg, NULL, err);
+}
+
+void rs_config_free(rs_config *cfg)
+{
+    if (!cfg)
+        return;
+    for (size_t i = 0; i < cfg->n; i++) {
+        free(cfg->v[i].key);
+        free(cfg->v[i].value);
+        free(cfg->v[i].origin);
+    }
+    free(cfg->v);
+    free(cfg);
+}
+
+static entry *find(const rs_config *cfg, const char *key)
+{
+    for (size_t i = 0; i < cfg->n; i++)
+        if (strcmp(cfg->v[i].key, key) == 0)
+            return &cfg->v[i];
+    return NULL;
+}
+
+static int set_origin(rs_config *cfg, const char *key, const char *value,
+                      const char *origin, rs_err *err)
+{
+    entry *e = find(cfg, key);
+    char *v = dupstr(value), *o = dupstr(origin ? origin : "--set");
+
+    if (!v || !o) {
+        free(v);
+        free(o);
+        return rs_fail(err, RS_ENOMEM, "out of memory setting '%s'", key);
+    }
+    if (e) {
+        free(e->value);
+        free(e->origin);
+        e->value = v;
+        e->origin = o;
+        return 0;
+    }
+    if (cfg->n == cfg->cap) {
+        size_t cap = cfg->cap ? 2 * cfg->cap : 16;
+        entry *p = realloc(cfg->v, cap * sizeof *p);
+        if (!p) {
+            free(v);
+            free(o);
+            return rs_fail(err, RS_ENOMEM, "out of memory setting '%s'", key);
+        }
+        cfg->v = p;
+        cfg->cap = cap;
+    }
+    e = &cfg->v[cfg->n];
+    e->key = dupstr(key);
+    if (!e->key) {
+        free(v);
+        free(o);
+        return rs_fail(err, RS_ENOMEM, "out of memory setting '%s'", key);
+    }
+    e->value = v;
+    e->origin = o;
+    cfg->n++;
+    return 0;
+}
+
+int rs_config_set(rs_config *cfg, const char *key, const char *value, rs_err *err)
+{
+    return set_origin(cfg, key, value, "--set", err);
+}
+
+int rs_config_clone(const rs_config *cfg, rs_config **r_copy, rs_err *err)
+{
+    rs_config *c = NULL;
+    int rc = rs_config_new_with(&c, cfg->schema, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < cfg->n; i++) {
+        rc = set_origin(c, cfg->v[i].key, cfg->v[i].value, cfg->v[i].origin, err);
+        if (rc) {
+            rs_config_free(c);
+            return rc;
+        }
+    }
+    *r_copy = c;
+    return 0;
+}
+
+/* Trim leading and trailing white space in place; returns the start. */
+static char *strip(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *end = s + strlen(s);
+    while (end > s && isspace((unsigned char)end[-1]))
+        *--end = '\0';
+    return s;
+}
+
+static int set_line(rs_config *cfg, char *line, const char *origin, rs_err *err)
+{
+    char *eq = strchr(line, '=');
+    if (!eq)
+        return rs_fail(err, RS_EINPUT, "%s: expected key=value, got '%s'", origin, strip(line));
+    *eq = '\0';
+    char *key = strip(line), *value = strip(eq + 1);
+    if (!*key)
+        return rs_fail(err, RS_EINPUT, "%s: empty key before '='", origin);
+    if (!*value)
+        return rs_fail(err, RS_EINPUT, "%s: empty value for key '%s'", origin, key);
+    return set_origin(cfg, key, value, origin, err);
+}
+
+int rs_config_set_kv(rs_config *cfg, const char *kv, const char *origin, rs_err *err)
+{
+    char buf[1024];
+    if (strlen(kv) >= sizeof buf)
+        return rs_fail(err, RS_EINPUT, "%s: setting too long: '%.40s...'", origin, kv);
+    snprintf(buf, sizeof buf, "%s", kv);
+    return set_line(cfg, buf, origin ? origin : "--set", err);
+}
+
+int rs_config_load_file(rs_config *cfg, const char *path, rs_err *err)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024], origin[1100];
+    unsigned long lineno = 0;
+    int rc = 0;
+
+    if (!f)
+        return rs_fail(err, RS_EINPUT, "cannot open preset '%s': %s", path, strerror(errno));
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        snprintf(origin, sizeof origin, "%s:%lu", path, lineno);
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = rs_fail(err, RS_EINPUT, "%s: line too long", origin);
+            break;
+        }
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *s = strip(line);
+        if (!*s)
+            continue;
+        rc = set_line(cfg, s, origin, err);
+        if (rc)
+            break;
+    }
+    if (!rc && ferror(f))
+        rc = rs_fail(err, RS_EIO, "cannot read preset '%s'", path);
+    fclose(f);
+    return rc;
+}
+
+static const rs_param *find_in(const rs_param *table, const char *key)
+{
+    for (const rs_param *p = table; p && p->key; p++)
+        if (strcmp(p->key, key) == 0)
+            return p;
+    return NULL;
+}
+
+const rs_param *rs_config_param(const rs_config *cfg, const char *key)
+{
+    const rs_param *p;
+
+    if (cfg && cfg->schema)
+        return find_in(cfg->schema, key);
+    if ((p = find_in(rs_core_params, key)))
+        return p;
+    for (const rs_registry *const *reg = rs_registries; *reg; reg++)
+        for (size_t i = 0; i < (*reg)->count; i++)
+            if ((p = find_in(rs_registry_params(*reg, i), key)))
+                return p;
+    return NULL;
+}
+
+/* ---- unit parsers ---------------------------------------------------- */
+
+static int parse_number(const char *s, double *r_v, const char **r_end)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno == ERANGE || !isfinite(v))
+        return -1;
+    *r_v = v;
+    *r_end = end;
+    return 0;
+}
+
+int rs_parse_size(const char *s, uint64_t *r_bytes)
+{
+    static const struct { const char *suffix; double mult; } units[] = {
+        { "", 1.0 }, { "B", 1.0 },
+        { "K", 1024.0 }, { "KB", 1024.0 }, { "Ki", 1024.0 }, { "KiB", 1024.0 }, { "k", 1024.0 },
+        { "M", 1048576.0 }, { "MB", 1048576.0 }, { "Mi", 1048576.0 }, { "MiB", 1048576.0 },
+        { "G", 1073741824.0 }, { "GB", 1073741824.0 }, { "Gi", 1073741824.0 }, { "GiB", 1073741824.0 },
+        { "T", 1099511627776.0 }, { "TB", 1099511627776.0 }, { "Ti", 1099511627776.0 },
+        { "TiB", 1099511627776.0 },
+    };
+    const char *end;
+    double v;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s == '-' || parse_number(s, &v, &end))
+        return -1;
+    if (*s == '+')
+        return -1;
+    while (*end == ' ' || *end == '_')
+        end++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].suffix) == 0) {
+            double b = v * units[i].mult;
+            if (b < 0 || b > 1.8e19)
+                return -1;
+            *r_bytes = (uint64_t)llround(b);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int rs_parse_duration(const char *s, uint64_t *r_ns)
+{
+    static const struct { const char *suffix; double mult; } units[] = {
+        { "", 1e9 }, { "s", 1e9 }, { "sec", 1e9 }, { "ms", 1e6 }, { "us", 1e3 },
+        { "ns", 1.0 }, { "min", 60e9 }, { "h", 3600e9 },
+    };
+    const char *end;
+    double v;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    if (*s == '-' || *s == '+' || parse_number(s, &v, &end))
+        return -1;
+    while (*end == ' ')
+        end++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].suffix) == 0) {
+            double ns = v * units[i].mult;
+            if (ns < 0 || ns > 9.2e18)
+                return -1;
+            *r_ns = (uint64_t)llround(ns);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int rs_parse_int(const char *s, int64_t *r_v)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE)
+        return -1;
+    *r_v = v;
+    return 0;
+}
+
+int rs_parse_double(const char *s, double *r_v)
+{
+    const char *end;
+    double v;
+    if (parse_number(s, &v, &end) || *end)
+        return -1;
+    *r_v = v;
+    return 0;
+}
+
+int rs_parse_bool(const char *s, int *r_v)
+{
+    static const char *yes[] = { "true", "1", "yes", "on" }, *no[] = { "false", "0", "no", "off" };
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *r_v = 1;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *r_v = 0;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *rs_ptype_name(rs_ptype type)
+{
+    switch (type) {
+    case RS_PT_SIZE: return "size (bytes; K/M/G/T)";
+    case RS_PT_DURATION: return "duration (ns/us/ms/s; bare number = s)";
+    case RS_PT_INT: return "integer";
+    case RS_PT_DOUBLE: return "number";
+    case RS_PT_BOOL: return "boolean (true/false)";
+    case RS_PT_STRING: return "string";
+    }
+    return "?";
+}
+
+int rs_param_check(rs_ptype type, const char *value)
+{
+    uint64_t u;
+    int64_t i;
+    double d;
+    int b;
+
+    switch (type) {
+    case RS_PT_SIZE: return rs_parse_size(value, &u);
+    case RS_PT_DURATION: return rs_parse_duration(value, &u);
+    case RS_PT_INT: return rs_parse_int(value, &i);
+    case RS_PT_DOUBLE: return rs_parse_double(value, &d);
+    case RS_PT_BOOL: return rs_parse_bool(value, &b);
+    case RS_PT_STRING: return *value ? 0 : -1;
+    }
+    return -1;
+}
+
+int rs_config_validate(const rs_config *cfg, rs_err *err)
+{
+    for (size_t i = 0; i < cfg->n; i++) {
+        const entry *e = &cfg->v[i];
+        const rs_param *p = rs_config_param(cfg, e->key);
+        if (!p)
+            return rs_fail(err, RS_EINPUT, "%s: unknown key '%s' (value '%s'; see 'rssim list')",
+                           e->origin, e->key, e->value);
+        if (rs_param_check(p->type, e->value))
+            return rs_fail(err, RS_EINPUT, "%s: bad value '%s' for key '%s': expected %s",
+                           e->origin, e->value, e->key, rs_ptype_name(p->type));
+        if (cfg->schema)
+            continue;
+        /* a key that picks a plug-in must name a registered one */
+        for (const rs_registry *const *reg = rs_registries; *reg; reg++) {
+            const void *ops;
+            if ((*reg)->key && strcmp((*reg)->key, e->key) == 0 &&
+                rs_registry_get(*reg, e->value, &ops, err))
+                return rs_err_prefix(err, "%s: key '%s'", e->origin, e->key);
+        }
+    }
+    return 0;
+}
+
+size_t rs_config_count(const rs_config *cfg)
+{
+    return cfg->n;
+}
+
+void rs_config_at(const rs_config *cfg, size_t i, const char **r_key, const char **r_value)
+{
+    *r_key = cfg->v[i].key;
+    *r_value = cfg->v[i].value;
+}
+
+const char *rs_config_raw(const rs_config *cfg, const char *key)
+{
+    const entry *e = find(cfg, key);
+    return e ? e->value : NULL;
+}
+
+/* The value to parse for key: the set one if it parses, else the default. */
+static const char *value_of(const rs_config *cfg, const char *key, rs_ptype type)
+{
+    const rs_param *p = rs_config_param(cfg, key);
+    const entry *e = find(cfg, key);
+
+    if (e && (!p || rs_param_check(p->type, e->value) == 0))
+        return e->value;
+    if (p && p->type == type)
+        return p->def;
+    return NULL;
+}
+
+uint64_t rs_config_size(const rs_config *cfg, const char *key)
+{
+    uint64_t v = 0;
+    const char *s = value_of(cfg, key, RS_PT_SIZE);
+    if (s)
+        rs_parse_size(s, &v);
+    return v;
+}
+
+uint64_t rs_config_duration_ns(const rs_config *cfg, const char *key)
+{
+    uint64_t v = 0;
+    const char *s = value_of(cfg, key, RS_PT_DURATION);
+    if (s)
+        rs_parse_duration(s, &v);
+    return v;
+}
+
+int64_t rs_config_int(const rs_config *cfg, const char *key)
+{
+    int64_t v = 0;
+    const char *s = value_of(cfg, key, RS_PT_INT);
+    if (s)
+        rs_parse_int(s, &v);
+    return v;
+}
+
+double rs_config_double(const rs_config *cfg, const char *key)
+{
+    double v = 0;
+    const char *s = value_of(cfg, key, RS_PT_DOUBLE);
+    if (s)
+        rs_parse_double(s, &v);
+    return v;
+}
+
+int rs_config_bool(const rs_config *cfg, const char *key)
+{
+    int v = 0;
+    const char *s = value_of(cfg, key, RS_PT_BOOL);
+    if (s)
+        rs_parse_bool(s, &v);
+    return v;
+}
+
+const char *rs_config_string(const rs_config *cfg, const char *key)
+{
+    const char *s = value_of(cfg, key, RS_PT_STRING);
+    return s ? s : "";
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+    return strcmp((*(const entry *const *)a)->key, (*(const entry *const *)b)->key);
+}
+
+uint64_t rs_config_hash(const rs_config *cfg)
+{
+    uint64_t h = 1469598103934665603ull;
+    const entry **sorted = malloc((cfg->n ? cfg->n : 1) * sizeof *sorted);
+
+    if (!sorted)
+        return 0;
+    for (size_t i = 0; i < cfg->n; i++)
+        sorted[i] = &cfg->v[i];
+    qsort(sorted, cfg->n, sizeof *sorted, cmp_entry);
+    for (size_t i = 0; i < cfg->n; i++) {
+        for (const char *s = sorted[i]->key; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ull;
+        h = (h ^ '=') * 1099511628211ull;
+        for (const char *s = sorted[i]->value; *s; s++)
+            h = (h ^ (unsigned char)*s) * 1099511628211ull;
+        h = (h ^ '\n') * 1099511628211ull;
+    }
+    free(sorted);
+    return h;
+}

@@ -1,0 +1,104 @@
+/* engine.c — merge the record stream with the timer heap; see engine.h. */
+#include "engine.h"
+
+#include <string.h>
+
+void rs_engine_init(rs_engine *eng)
+{
+    memset(eng, 0, sizeof *eng);
+    rs_evq_init(&eng->q);
+}
+
+void rs_engine_release(rs_engine *eng)
+{
+    rs_evq_release(&eng->q);
+}
+
+int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_err *err)
+{
+    return rs_evq_push(&eng->q, t_ns < eng->now_ns ? eng->now_ns : t_ns, 0, fn, ctx, err);
+}
+
+int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
+                    rs_event_fn fn, void *ctx, rs_err *err)
+{
+    if (!period_ns)
+        return rs_fail(err, RS_EINPUT, "a periodic timer needs a period > 0");
+    return rs_evq_push(&eng->q, first_ns, period_ns, fn, ctx, err);
+}
+
+void rs_engine_abort(rs_engine *eng, const rs_err *why)
+{
+    if (!eng->stopped && why)
+        eng->error = *why;
+    eng->stopped = 1;
+}
+
+/* Fire every timer due at or before t_ns. */
+static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
+{
+    while (rs_evq_next_ns(&eng->q) <= t_ns && !eng->stopped) {
+        rs_event ev;
+        int rc = rs_evq_pop(&eng->q, &ev, err);
+        if (rc)
+            return rc;
+        eng->now_ns = ev.t_ns;
+        eng->timer_events++;
+        ev.fn(ev.ctx, ev.t_ns);
+    }
+    if (eng->stopped) {
+        if (err)
+            *err = eng->error;
+        return eng->error.code ? eng->error.code : RS_EINTERNAL;
+    }
+    return 0;
+}
+
+int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn prefetch,
+                  void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err)
+{
+    enum { N = RS_ENGINE_LOOKAHEAD, MASK = N - 1, MID = N / 2, NEAR = N / 4 };
+    _Static_assert((N & MASK) == 0, "lookahead must be a power of two");
+    rs_rec ring[N];
+    rs_err read_err = { 0 };
+    uint64_t last_ns = 0, head = 0, tail = 0; /* records [head, tail) are buffered */
+    int read_rc = 1, rc;
+
+    while (tail - head < N && (read_rc = rs_trace_next(tr, &ring[tail & MASK], &read_err)) == 1) {
+        if (prefetch)
+            prefetch(ctx, &ring[tail & MASK], 0);
+        tail++;
+    }
+    while (head < tail) {
+        const rs_rec *rec = &ring[head & MASK];
+        if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err)))
+            return rc;
+        if (prefetch && head + MID < tail)
+            prefetch(ctx, &ring[(head + MID) & MASK], 1);
+        if (prefetch && head + NEAR < tail)
+            prefetch(ctx, &ring[(head + NEAR) & MASK], 2);
+        eng->now_ns = rec->t_ns;
+        last_ns = rec->t_ns;
+        eng->events++;
+        if ((rc = on_rec(ctx, rec, err)))
+            return rc;
+        head++;
+        if (read_rc == 1 && (read_rc = rs_trace_next(tr, &ring[tail & MASK], &read_err)) == 1) {
+            if (prefetch)
+                prefetch(ctx, &ring[tail & MASK], 0);
+            tail++;
+        }
+    }
+    if (read_rc < 0) {
+        if (err)
+            *err = read_err;
+        return read_rc;
+    }
+    uint64_t end_ns = last_ns + tail_ns;
+    if ((rc = fire_until(eng, end_ns, err)))
+        return rc;
+    eng->now_ns = end_ns;
+    if (r_end_ns)
+        *r_end_ns = end_ns;
+    return 0;
+}

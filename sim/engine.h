@@ -1,0 +1,61 @@
+/*
+ * engine.h — the virtual clock and the run loop.
+ *
+ * The engine merges a time-ordered record stream (a trace, read one record
+ * at a time) with the event calendar (timers: trim, sample, release...).
+ * Records are never pushed into the heap: the loop compares the next record's
+ * time with the heap head and takes the earlier, timers first on a tie (a
+ * trim due at t happens before the operation at t).  Records are read
+ * RS_ENGINE_LOOKAHEAD ahead so the handler can prefetch what they will touch
+ * (a replay is memory-latency bound); a read error ahead surfaces when the
+ * loop reaches it, so every record before a bad one is still handled.
+ * After the stream ends
+ * the timers keep firing until end = last record time + tail_ns.
+ * Virtual time only: nothing here reads a clock.
+ */
+#ifndef RS_ENGINE_H
+#define RS_ENGINE_H
+
+#include <stdint.h>
+
+#include "../traces/trace.h"
+#include "err.h"
+#include "evq.h"
+
+typedef struct rs_engine {
+    rs_evq q;
+    uint64_t now_ns;    /* time of the event or record being handled */
+    uint64_t events;    /* trace records handled */
+    uint64_t timer_events; /* timer callbacks fired */
+    int stopped;        /* a callback failed: the loop stops */
+    rs_err error;       /* why, when stopped */
+} rs_engine;
+
+/* A record handler: apply rec at rec->t_ns.  Non-zero stops the run. */
+typedef int (*rs_rec_fn)(void *ctx, const rs_rec *rec, rs_err *err);
+/* Optional hint: rec will be handled soon.  stage 0 is called
+ * RS_ENGINE_LOOKAHEAD records ahead, stage 1 half as far, stage 2 a quarter
+ * as far (each stage may read what the previous one fetched); a handler may
+ * prefetch the memory it will touch (a hint only: state may change first). */
+typedef void (*rs_prefetch_fn)(void *ctx, const rs_rec *rec, int stage);
+
+#define RS_ENGINE_LOOKAHEAD 16
+
+void rs_engine_init(rs_engine *eng);
+void rs_engine_release(rs_engine *eng);
+
+/* Schedule fn(ctx, t) once at t_ns (>= now). */
+int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_err *err);
+/* Schedule fn every period_ns (> 0), first at first_ns. */
+int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
+                    rs_event_fn fn, void *ctx, rs_err *err);
+
+/* Stop the run with an error; for timer callbacks, which return nothing. */
+void rs_engine_abort(rs_engine *eng, const rs_err *why);
+
+/* Run tr to its end, dispatching records to on_rec, then fire timers up to
+ * last record time + tail_ns.  *r_end_ns gets that end time. */
+int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn prefetch,
+                  void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err);
+
+#endif

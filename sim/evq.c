@@ -1,0 +1,93 @@
+/* evq.c — 4-ary heap keyed by (t_ns, seq); see evq.h. */
+#include "evq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rs_evq_init(rs_evq *q)
+{
+    memset(q, 0, sizeof *q);
+}
+
+void rs_evq_release(rs_evq *q)
+{
+    free(q->heap);
+    rs_evq_init(q);
+}
+
+static int before(const rs_event *a, const rs_event *b)
+{
+    return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+}
+
+static void sift_up(rs_evq *q, size_t i)
+{
+    rs_event ev = q->heap[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 4;
+        if (!before(&ev, &q->heap[parent]))
+            break;
+        q->heap[i] = q->heap[parent];
+        i = parent;
+    }
+    q->heap[i] = ev;
+}
+
+static void sift_down(rs_evq *q, size_t i)
+{
+    rs_event ev = q->heap[i];
+    for (;;) {
+        size_t first = 4 * i + 1, best = i;
+        const rs_event *bestev = &ev;
+        if (first >= q->n)
+            break;
+        size_t last = first + 4 < q->n ? first + 4 : q->n;
+        for (size_t c = first; c < last; c++) {
+            if (before(&q->heap[c], bestev)) {
+                best = c;
+                bestev = &q->heap[c];
+            }
+        }
+        if (best == i)
+            break;
+        q->heap[i] = q->heap[best];
+        i = best;
+    }
+    q->heap[i] = ev;
+}
+
+int rs_evq_push(rs_evq *q, uint64_t t_ns, uint64_t period_ns, rs_event_fn fn, void *ctx, rs_err *err)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 16;
+        rs_event *p = realloc(q->heap, cap * sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %zu events", cap);
+        q->heap = p;
+        q->cap = cap;
+    }
+    q->heap[q->n] = (rs_event){
+        .t_ns = t_ns, .seq = q->next_seq++, .period_ns = period_ns, .fn = fn, .ctx = ctx,
+    };
+    sift_up(q, q->n++);
+    return 0;
+}
+
+int rs_evq_pop(rs_evq *q, rs_event *r_ev, rs_err *err)
+{
+    if (!q->n)
+        return RS_ENOTFOUND;
+    *r_ev = q->heap[0];
+    if (r_ev->period_ns) {
+        /* Re-arm in place: same slot, later time, fresh seq. */
+        q->heap[0].t_ns += r_ev->period_ns;
+        q->heap[0].seq = q->next_seq++;
+        sift_down(q, 0);
+        return 0;
+    }
+    q->heap[0] = q->heap[--q->n];
+    if (q->n)
+        sift_down(q, 0);
+    (void)err;
+    return 0;
+}

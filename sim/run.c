@@ -1,0 +1,101 @@
+/* run.c — wire and run one simulation; see run.h. */
+#include "run.h"
+
+#include <string.h>
+
+#include "../models/alloc/alloc.h"
+#include "../models/daemon/daemon.h"
+#include "../traces/trace.h"
+#include "engine.h"
+#include "registry.h"
+#include "sampler.h"
+
+static int on_record(void *ctx, const rs_rec *rec, rs_err *err)
+{
+    const rs_sampler *s = ctx;
+    return s->daemon->op(s->daemon_state, rec, err);
+}
+
+static void on_prefetch(void *ctx, const rs_rec *rec, int stage)
+{
+    const rs_sampler *s = ctx;
+    s->daemon->prefetch(s->daemon_state, rec, stage);
+}
+
+int rs_run_execute(const char *trace_path, const rs_config *cfg, rs_result *r_res,
+                   rs_run_stats *r_stats, rs_err *err)
+{
+    const void *dops = NULL, *aops = NULL;
+    const rs_daemon_ops *daemon = NULL;
+    rs_trace *tr = NULL;
+    rs_engine eng;
+    rs_alloc alloc = { 0 };
+    void *dstate = NULL;
+    rs_sampler smp = { 0 };
+    uint64_t end_ns = 0;
+    int rc;
+
+    rs_engine_init(&eng);
+    if ((rc = rs_config_validate(cfg, err)) ||
+        (rc = rs_registry_get(&rs_reg_daemon, rs_config_string(cfg, "daemon"), &dops, err)) ||
+        (rc = rs_registry_get(&rs_reg_alloc, rs_config_string(cfg, "alloc"), &aops, err)))
+        goto out;
+    daemon = dops;
+    double steady_from = rs_config_double(cfg, "steady_from");
+    uint64_t sample_ns = rs_config_duration_ns(cfg, "sample_interval");
+    if (steady_from < 0 || steady_from >= 1) {
+        rc = rs_fail(err, RS_EINPUT, "bad value '%g' for key 'steady_from': expected 0 <= x < 1",
+                     steady_from);
+        goto out;
+    }
+    if (!sample_ns) {
+        rc = rs_fail(err, RS_EINPUT, "bad value '0' for key 'sample_interval': must be > 0");
+        goto out;
+    }
+    if ((rc = rs_trace_open(&tr, trace_path, err)))
+        goto out;
+    if (strcmp(rs_trace_daemon(tr), daemon->trace_daemon) != 0) {
+        rc = rs_fail(err, RS_EINPUT, "%s: trace is for daemon '%s' but daemon '%s' replays '%s' traces",
+                     trace_path, rs_trace_daemon(tr), daemon->name, daemon->trace_daemon);
+        goto out;
+    }
+    alloc.ops = aops;
+    if ((rc = alloc.ops->create(cfg, &alloc.state, err))) {
+        alloc.ops = NULL;
+        goto out;
+    }
+    rs_daemon_env env = { .cfg = cfg, .engine = &eng, .alloc = &alloc };
+    if ((rc = daemon->create(&env, &dstate, err)))
+        goto out;
+    smp = (rs_sampler){
+        .daemon = daemon, .daemon_state = dstate, .alloc = &alloc, .engine = &eng,
+        .result = r_res, .last_t_ns = UINT64_MAX,
+    };
+    if ((rc = rs_engine_every(&eng, 0, sample_ns, rs_sampler_fire, &smp, err)) ||
+        (rc = rs_engine_run(&eng, tr, on_record, daemon->prefetch ? on_prefetch : NULL, &smp,
+                            rs_config_duration_ns(cfg, "run_tail"),
+                            &end_ns, err)))
+        goto out;
+    if (smp.last_t_ns != end_ns) {
+        rs_sampler_fire(&smp, end_ns);
+        if (eng.stopped) {
+            *err = eng.error;
+            rc = eng.error.code;
+            goto out;
+        }
+    }
+    if ((rc = rs_sampler_metrics(&smp, end_ns, steady_from, eng.events, err)))
+        goto out;
+    if (r_stats)
+        *r_stats = (rs_run_stats){ .events = eng.events, .end_ns = end_ns,
+                                   .timer_events = eng.timer_events };
+out:
+    if (dstate)
+        daemon->destroy(dstate);
+    if (alloc.ops)
+        alloc.ops->destroy(alloc.state);
+    if (tr)
+        rs_trace_close(tr);
+    rs_engine_release(&eng);
+    return rc;
+}

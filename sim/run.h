@@ -1,0 +1,31 @@
+/*
+ * run.h — one run: a trace x a config x a seed, start to finish, in memory.
+ *
+ * rs_run_execute wires the boxes of design.md §3 for one run: it validates
+ * the config, opens the trace, builds the allocator and the daemon (which
+ * builds its cache policy, layout and trim policy), arms the sampler, lets
+ * the engine merge the trace with the timers, and computes the metrics.  It
+ * is a pure function of its inputs: no clock, no global state, no output.
+ * Storing the result is the caller's job (sim/store.h).
+ */
+#ifndef RS_RUN_H
+#define RS_RUN_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "err.h"
+#include "result.h"
+
+typedef struct rs_run_stats {
+    uint64_t events;  /* trace records replayed */
+    uint64_t end_ns;  /* virtual end time */
+    uint64_t timer_events;
+} rs_run_stats;
+
+/* Replay trace_path under cfg into *r_res (initialised by the caller).
+ * On failure *r_res holds whatever was sampled; the caller discards it. */
+int rs_run_execute(const char *trace_path, const rs_config *cfg, rs_result *r_res,
+                   rs_run_stats *r_stats, rs_err *err);
+
+#endif

@@ -1,0 +1,115 @@
+/* sampler.c — samples and metrics; see sampler.h. */
+#include "sampler.h"
+
+#include <assert.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdlib.h>
+
+void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r)
+{
+    rs_daemon_stats d;
+    rs_alloc_stats a;
+
+    s->daemon->stats(s->daemon_state, &d);
+    s->alloc->ops->stats(s->alloc->state, &a);
+    assert(a.requested_bytes <= a.allocated_bytes && a.allocated_bytes <= a.active_bytes &&
+           a.active_bytes <= a.resident_bytes && a.resident_bytes <= a.mapped_bytes);
+    *r = (rs_sample){
+        .t_ns = now_ns,
+        .accounted_bytes = d.accounted_bytes,
+        .untracked_bytes = d.untracked_bytes,
+        .requested_bytes = a.requested_bytes,
+        .allocated_bytes = a.allocated_bytes,
+        .active_bytes = a.active_bytes,
+        .resident_bytes = a.resident_bytes,
+        .mapped_bytes = a.mapped_bytes,
+        .metadata_bytes = a.metadata_bytes,
+        .cached_bytes = a.cached_bytes,
+        .dirty_bytes = a.dirty_bytes,
+        .base_bytes = d.base_bytes,
+        .rss_bytes = a.resident_bytes + d.base_bytes,
+        .limit_bytes = d.limit_bytes,
+        .items_count = d.items_count,
+        .trims_count = d.trim.trims_count,
+        .trimmed_items_count = d.trim.trimmed_items_count,
+    };
+    r->x = r->rss_bytes ? 1.0 - (double)r->accounted_bytes / (double)r->rss_bytes : 0.0;
+    r->overshoot = r->limit_bytes ? (double)r->rss_bytes / (double)r->limit_bytes : 0.0;
+}
+
+void rs_sampler_fire(void *ctx, uint64_t now_ns)
+{
+    rs_sampler *s = ctx;
+    rs_sample smp;
+    rs_err err;
+
+    rs_sampler_read(s, now_ns, &smp);
+    if (rs_result_add_sample(s->result, &smp, &err))
+        rs_engine_abort(s->engine, &err);
+    s->last_t_ns = now_ns;
+}
+
+int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint64_t events,
+                       rs_err *err)
+{
+    const rs_result *res = s->result;
+    rs_daemon_stats d;
+    uint64_t from_ns = (uint64_t)((double)end_ns * steady_from);
+    double rss_sum = 0, acc_sum = 0, rss_peak = 0;
+    size_t n = 0, first = res->nsamples;
+    int rc = 0;
+
+    s->daemon->stats(s->daemon_state, &d);
+    for (size_t i = 0; i < res->nsamples; i++) {
+        const rs_sample *smp = &res->samples[i];
+        if ((double)smp->rss_bytes > rss_peak)
+            rss_peak = (double)smp->rss_bytes;
+        if (smp->t_ns >= from_ns) {
+            if (first == res->nsamples)
+                first = i;
+            rss_sum += (double)smp->rss_bytes;
+            acc_sum += (double)smp->accounted_bytes;
+            n++;
+        }
+    }
+    double rss_steady = n ? rss_sum / (double)n : 0, acc_steady = n ? acc_sum / (double)n : 0;
+    double limit = (double)d.limit_bytes;
+    double p50 = 0, p99 = 0, pmax = 0;
+    if (n) {
+        double *ov = malloc(n * sizeof *ov);
+        if (!ov)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %zu samples", n);
+        for (size_t i = 0; i < n; i++)
+            ov[i] = res->samples[first + i].overshoot;
+        gsl_sort(ov, 1, n);
+        p50 = gsl_stats_quantile_from_sorted_data(ov, 1, n, 0.50);
+        p99 = gsl_stats_quantile_from_sorted_data(ov, 1, n, 0.99);
+        pmax = ov[n - 1];
+        free(ov);
+    }
+    const struct { const char *name; double value; } m[] = {
+        { "limit_bytes", limit },
+        { "rss_steady_bytes", rss_steady },
+        { "rss_peak_bytes", rss_peak },
+        { "accounted_steady_bytes", acc_steady },
+        { "accounted_peak_bytes", (double)d.accounted_peak_bytes },
+        { "excess_peak_bytes", d.accounted_peak_bytes > d.limit_bytes
+                                   ? (double)(d.accounted_peak_bytes - d.limit_bytes) : 0.0 },
+        { "x_steady", rss_steady > 0 ? 1.0 - acc_steady / rss_steady : 0.0 },
+        { "overshoot_steady", limit > 0 ? rss_steady / limit : 0.0 },
+        { "overshoot_p50", p50 },
+        { "overshoot_p99", p99 },
+        { "overshoot_max", pmax },
+        { "trims_count", (double)d.trim.trims_count },
+        { "trimmed_items_count", (double)d.trim.trimmed_items_count },
+        { "trimmed_bytes", (double)d.trim.trimmed_bytes },
+        { "events_count", (double)events },
+        { "items_peak_count", (double)d.items_peak_count },
+        { "sim_end_ns", (double)end_ns },
+        { "steady_from_ns", (double)from_ns },
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
+        rc = rs_result_set_metric(s->result, m[i].name, m[i].value, err);
+    return rc;
+}

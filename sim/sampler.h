@@ -1,0 +1,37 @@
+/*
+ * sampler.h — the only box that reads across the others (design.md §3):
+ * at every sample time it reads the daemon's counters and the allocator's
+ * stats into one rs_sample; at the end it turns the samples into metrics.
+ *
+ * Steady state is the part of the run from steady_from * end on (default the
+ * second half): steady rss/accounted are means over those samples, the
+ * overshoot percentiles are taken over them, peaks over the whole run.
+ */
+#ifndef RS_SAMPLER_H
+#define RS_SAMPLER_H
+
+#include <stdint.h>
+
+#include "../models/alloc/alloc.h"
+#include "../models/daemon/daemon.h"
+#include "engine.h"
+#include "result.h"
+
+typedef struct rs_sampler {
+    const rs_daemon_ops *daemon;
+    void *daemon_state;
+    rs_alloc *alloc;
+    rs_engine *engine;
+    rs_result *result;
+    uint64_t last_t_ns; /* time of the last sample taken, UINT64_MAX before any */
+} rs_sampler;
+
+/* Read one sample at now_ns (no side effects on the models). */
+void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r_sample);
+/* Append a sample at now_ns to the result (the engine timer callback). */
+void rs_sampler_fire(void *ctx, uint64_t now_ns);
+/* Compute the run's metrics from its samples and the models' counters. */
+int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint64_t events,
+                       rs_err *err);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * store.h — the SQLite store of runs (design.md §6).
+ *
+ * One database file (default out/rssim.db) in WAL mode with a busy timeout,
+ * so several worker processes may write to it at once.  Tables:
+ *   meta(key, value)                      schema_version
+ *   sweeps(id, spec_hash UNIQUE, created_at, trace_path, trace_sha256,
+ *          preset, spec, varied_keys, points, jobs, status)
+ *   runs(id, kind 'predicted'|'measured', status pending|running|done|failed,
+ *        created_at, started_at, finished_at, version, trace_path,
+ *        trace_sha256, preset, seed, param_hash, sweep_id, point_index,
+ *        label, events, wall_ns, error)
+ *   params(run_id, key, value)            the run's full resolved config
+ *   samples(run_id, <result.h columns>)   one row per sample time
+ *   metrics(run_id, name, value)
+ * A run's samples, metrics and its status 'done' are written in ONE
+ * transaction (rs_store_run_finish), so a killed process leaves a run
+ * 'running' (or 'failed'), never a half-filled 'done'.  Prepared statements
+ * are kept for the lifetime of the handle.  Timestamps are SQLite's
+ * strftime('%Y-%m-%dT%H:%M:%fZ','now') (UTC).
+ */
+#ifndef RS_STORE_H
+#define RS_STORE_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "err.h"
+#include "result.h"
+
+typedef struct rs_store rs_store;
+
+/* What identifies a run besides its params. */
+typedef struct rs_run_meta {
+    const char *kind;         /* "predicted" (rssim) or "measured" (rssim-real) */
+    const char *trace_path;
+    const char *trace_sha256; /* 64 hex */
+    const char *preset;       /* preset name or path */
+    uint64_t seed;
+    const char *label;        /* free text, may be NULL (e.g. "limit=64M trim=...") */
+    int64_t sweep_id;         /* 0 when not part of a sweep */
+    int64_t point_index;      /* -1 when not part of a sweep */
+} rs_run_meta;
+
+/* Open (creating the file, its folder is the caller's) and migrate. */
+int rs_store_open(rs_store **r_st, const char *path, rs_err *err);
+/* Open an existing database for reading only (list, show, export, plot):
+ * never creates the file.  RS_ENOTFOUND "no database 'path'" when it does
+ * not exist, RS_EINPUT when it is not an rssim database, RS_EDB when its
+ * schema version is not this rssim's.  Write functions on such a handle
+ * return RS_EDB. */
+int rs_store_open_ro(rs_store **r_st, const char *path, rs_err *err);
+void rs_store_close(rs_store *st);
+/* The path the handle was opened with (for messages). */
+const char *rs_store_path(const rs_store *st);
+
+/* Insert a run with status 'running' and its params, in one transaction. */
+int rs_store_run_begin(rs_store *st, const rs_run_meta *meta, const rs_config *cfg,
+                       int64_t *r_run_id, rs_err *err);
+/* Write samples + metrics + events + wall_ns and mark 'done', atomically.
+ * Any rows of an earlier attempt of this run are replaced. */
+int rs_store_run_finish(rs_store *st, int64_t run_id, const rs_result *res,
+                        uint64_t events, uint64_t wall_ns, rs_err *err);
+/* Mark 'failed' with a reason (its partial rows, if any, are deleted). */
+int rs_store_run_fail(rs_store *st, int64_t run_id, const char *why, rs_err *err);
+
+/* Sweeps.  spec_hash identifies the grid (trace sha + preset + overrides +
+ * varied keys and values); the same hash finds the same sweep again, which
+ * is what makes `rssim sweep` resumable. */
+typedef struct rs_sweep_meta {
+    const char *spec_hash;
+    const char *trace_path, *trace_sha256, *preset;
+    const char *spec;  /* human-readable "--vary ... --set ..." */
+    const char *varied_keys; /* comma-separated keys the grid varies, in --vary order */
+    int64_t points;
+    int jobs;
+} rs_sweep_meta;
+
+/* Find the sweep with meta->spec_hash or create it; *r_created says which. */
+int rs_store_sweep_open(rs_store *st, const rs_sweep_meta *meta, int64_t *r_sweep_id,
+                        int *r_created, rs_err *err);
+/* Create the run row of point i with status 'pending' (params from cfg),
+ * unless it already exists; returns its id either way. */
+int rs_store_sweep_point(rs_store *st, int64_t sweep_id, int64_t point_index,
+                         const rs_run_meta *meta, const rs_config *cfg,
+                         int64_t *r_run_id, rs_err *err);
+/* Status of a run: "pending", "running", "done", "failed". */
+int rs_store_run_status(rs_store *st, int64_t run_id, char r_status[16], rs_err *err);
+/* Mark a pending/failed/stale-running run 'running' (claim it).
+ * RS_EINPUT when it is already done, RS_ENOTFOUND when there is no such run. */
+int rs_store_run_claim(rs_store *st, int64_t run_id, rs_err *err);
+int rs_store_sweep_set_status(rs_store *st, int64_t sweep_id, const char *status, rs_err *err);
+/* 0 when sweep_id exists, RS_ENOTFOUND "no sweep N in 'path'" otherwise.
+ * Works on read-only handles, as does rs_store_run_status. */
+int rs_store_sweep_check(rs_store *st, int64_t sweep_id, rs_err *err);
+
+/* Raw handle for read-only queries (runs list/show/export, plot). */
+struct sqlite3 *rs_store_db(rs_store *st);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * sweep.h — a parameter grid: the cartesian product of --vary lists.
+ *
+ * Point i of the grid takes, for each varied key in --vary order, one of its
+ * values; the first --vary is the outermost (slowest-changing) loop, so
+ * points are numbered the same way on every machine and with any number of
+ * workers.  A point's config is the base config with its values set, so a
+ * point replayed alone (`rssim replay --set k=v ...`) is the same run.
+ */
+#ifndef RS_SWEEP_H
+#define RS_SWEEP_H
+
+#include <stdint.h>
+
+#include "config.h"
+#include "err.h"
+
+#define RS_SWEEP_MAX_KEYS 16
+
+typedef struct rs_grid {
+    int nkeys;
+    char *keys[RS_SWEEP_MAX_KEYS];
+    char **values[RS_SWEEP_MAX_KEYS]; /* values[k][j] */
+    int nvalues[RS_SWEEP_MAX_KEYS];
+    int64_t points;                   /* product of nvalues */
+} rs_grid;
+
+void rs_grid_init(rs_grid *g);
+void rs_grid_release(rs_grid *g);
+/* Add "key=v1,v2,..." (values checked against the key's type). */
+int rs_grid_add(rs_grid *g, const char *spec, rs_err *err);
+/* Value index of key k at point p. */
+int rs_grid_value_index(const rs_grid *g, int64_t point, int k);
+/* base + point's values, validated.  Caller frees *r_cfg. */
+int rs_grid_point_config(const rs_grid *g, const rs_config *base, int64_t point,
+                         rs_config **r_cfg, rs_err *err);
+/* "key=value key=value" for point, for labels. */
+void rs_grid_point_label(const rs_grid *g, int64_t point, char *r_buf, size_t cap);
+/* "key=v1,v2 key2=..." and "key,key2". */
+void rs_grid_spec(const rs_grid *g, char *r_buf, size_t cap);
+void rs_grid_keys(const rs_grid *g, char *r_buf, size_t cap);
+/* Hex identity of (trace sha, base config, grid): finds a sweep again. */
+void rs_grid_hash(const rs_grid *g, const rs_config *base, const char *trace_sha256,
+                  char r_hex[17]);
+
+#endif

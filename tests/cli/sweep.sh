@@ -1,0 +1,67 @@
+# sweep: the grid on 1 and 2 workers gives identical rows (timestamps
+# aside); a point equals its replay; re-running resumes; a killed sweep never
+# leaves an incomplete run marked done, and re-running completes it.
+. "$(dirname "$0")/lib.sh"
+
+expect_status 0 "gen kv" "$RSSIM" gen kv --keys 20000 --events 200000 --rate 40000 --seed 5 -o "$T/t.bin"
+vary=(--vary kv_cache_limit=1M,4M,16M --vary trim_interval=50ms,200ms)
+expect_status 0 "sweep jobs 1" "$RSSIM" sweep "$T/t.bin" --preset kv-small "${vary[@]}" --jobs 1 --db "$T/a.db"
+stdout_has "sweep done" "sweep 1 done: 6 points"
+expect_status 0 "sweep jobs 2" "$RSSIM" sweep "$T/t.bin" --preset kv-small "${vary[@]}" --jobs 2 --db "$T/b.db"
+stderr_has "progress lines" "sweep: point"
+
+dump() { # every row that must not depend on the number of workers
+  sql "$1" "select id, kind, status, sweep_id, point_index, label, seed, param_hash, events, trace_sha256 from runs order by id"
+  sql "$1" "select * from params order by run_id, key"
+  sql "$1" "select * from samples order by run_id, t_ns"
+  sql "$1" "select * from metrics order by run_id, name"
+}
+dump "$T/a.db" > "$T/a.txt"
+dump "$T/b.db" > "$T/b.txt"
+check "jobs 1 and jobs 2 give identical rows" cmp -s "$T/a.txt" "$T/b.txt"
+check "6 runs done" test "$(sql "$T/a.db" "select count(*) from runs where status='done'")" = 6
+check "labels name the point" test "$(sql "$T/a.db" "select label from runs where point_index=5")" = "kv_cache_limit=16M trim_interval=200ms"
+
+# point 3 (4M, 200ms) replayed alone is the same run
+expect_status 0 "replay of a point" "$RSSIM" replay "$T/t.bin" --preset kv-small --set kv_cache_limit=4M --set trim_interval=200ms --db "$T/a.db"
+p3=$(sql "$T/a.db" "select id from runs where point_index=3")
+check "point is 4M/200ms" test "$(sql "$T/a.db" "select label from runs where id=$p3")" = "kv_cache_limit=4M trim_interval=200ms"
+sql "$T/a.db" "select t_ns, rss_bytes, accounted_bytes, resident_bytes, items_count from samples where run_id=$p3 order by t_ns" > "$T/p3"
+sql "$T/a.db" "select t_ns, rss_bytes, accounted_bytes, resident_bytes, items_count from samples where run_id=7 order by t_ns" > "$T/r7"
+check "replay equals its sweep point (samples)" cmp -s "$T/p3" "$T/r7"
+sql "$T/a.db" "select name, value from metrics where run_id=$p3 order by name" > "$T/m3"
+sql "$T/a.db" "select name, value from metrics where run_id=7 order by name" > "$T/m7"
+check "replay equals its sweep point (metrics)" cmp -s "$T/m3" "$T/m7"
+
+# resume: nothing left to do
+expect_status 0 "sweep again" "$RSSIM" sweep "$T/t.bin" --preset kv-small "${vary[@]}" --jobs 2 --db "$T/a.db"
+stderr_has "resumed with nothing to run" "resumed.*0 to run, 6 already done"
+
+# kill a sweep mid-way (a slower trace), then check and resume
+expect_status 0 "gen big" "$RSSIM" gen kv --keys 200000 --events 1500000 --rate 100000 --seed 6 -o "$T/big.bin"
+big=(--vary kv_cache_limit=8M,16M,32M,64M --vary trim_interval=50ms,200ms)
+setsid "$RSSIM" sweep "$T/big.bin" --preset kv-small "${big[@]}" --jobs 2 --db "$T/k.db" >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL -- -"$pid" 2>/dev/null || kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+sleep 0.2
+incomplete=$(sql "$T/k.db" "select count(*) from runs r where status='done' and ((select count(*) from samples s where s.run_id=r.id) = 0 or (select count(*) from metrics m where m.run_id=r.id) < 18)")
+check "no done run is incomplete after a kill" test "$incomplete" = 0
+check "the kill left work undone" test "$(sql "$T/k.db" "select count(*) from runs where status!='done'")" -gt 0
+expect_status 0 "resume after kill" "$RSSIM" sweep "$T/big.bin" --preset kv-small "${big[@]}" --jobs 2 --db "$T/k.db"
+stderr_has "resumed" "resumed"
+check "all 8 done after resume" test "$(sql "$T/k.db" "select count(*) from runs where status='done'")" = 8
+expect_status 0 "fresh sweep to compare" "$RSSIM" sweep "$T/big.bin" --preset kv-small "${big[@]}" --jobs 2 --db "$T/f.db"
+sql "$T/k.db" "select * from metrics order by run_id, name" > "$T/k.m"
+sql "$T/f.db" "select * from metrics order by run_id, name" > "$T/f.m"
+check "resumed sweep equals a fresh one" cmp -s "$T/k.m" "$T/f.m"
+
+# bad grids
+expect_status 2 "vary unknown key" "$RSSIM" sweep "$T/t.bin" --preset kv-small --vary nope=1,2 --db "$T/x.db"
+stderr_has "unknown key named" "unknown key 'nope'"
+expect_status 2 "vary bad value" "$RSSIM" sweep "$T/t.bin" --preset kv-small --vary kv_cache_limit=1M,big --db "$T/x.db"
+stderr_has "bad value named" "bad value 'big' for key 'kv_cache_limit'"
+expect_status 2 "no vary" "$RSSIM" sweep "$T/t.bin" --preset kv-small --db "$T/x.db"
+expect_status 2 "bad jobs" "$RSSIM" sweep "$T/t.bin" --preset kv-small --vary kv_cache_limit=1M --jobs 0 --db "$T/x.db"
+finish

@@ -1,0 +1,88 @@
+/* test_config.c — units, presets, validation messages. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sim/config.h"
+
+static void test_units(void)
+{
+    uint64_t v;
+    CHECK(rs_parse_size("8G", &v) == 0 && v == 8ull << 30);
+    CHECK(rs_parse_size("64M", &v) == 0 && v == 64ull << 20);
+    CHECK(rs_parse_size("64MiB", &v) == 0 && v == 64ull << 20);
+    CHECK(rs_parse_size("4K", &v) == 0 && v == 4096);
+    CHECK(rs_parse_size("1T", &v) == 0 && v == 1ull << 40);
+    CHECK(rs_parse_size("1.5K", &v) == 0 && v == 1536);
+    CHECK(rs_parse_size("123", &v) == 0 && v == 123);
+    CHECK(rs_parse_size("-1", &v) != 0);
+    CHECK(rs_parse_size("12Q", &v) != 0);
+    CHECK(rs_parse_size("", &v) != 0);
+    CHECK(rs_parse_duration("200ms", &v) == 0 && v == 200000000ull);
+    CHECK(rs_parse_duration("50ms", &v) == 0 && v == 50000000ull);
+    CHECK(rs_parse_duration("0.2", &v) == 0 && v == 200000000ull);
+    CHECK(rs_parse_duration("5s", &v) == 0 && v == 5000000000ull);
+    CHECK(rs_parse_duration("10us", &v) == 0 && v == 10000ull);
+    CHECK(rs_parse_duration("7ns", &v) == 0 && v == 7ull);
+    CHECK(rs_parse_duration("3 parsecs", &v) != 0);
+    CHECK(rs_parse_duration("-1s", &v) != 0);
+    int b;
+    CHECK(rs_parse_bool("true", &b) == 0 && b == 1);
+    CHECK(rs_parse_bool("off", &b) == 0 && b == 0);
+    CHECK(rs_parse_bool("maybe", &b) != 0);
+}
+
+static void test_validate(void)
+{
+    rs_config *cfg;
+    rs_err err = { 0 };
+    CHECK(rs_config_new(&cfg, &err) == 0);
+    CHECK(rs_config_set(cfg, "kv_cache_limit", "8G", &err) == 0);
+    CHECK(rs_config_validate(cfg, &err) == 0);
+    CHECK(rs_config_size(cfg, "kv_cache_limit") == 8ull << 30);
+    CHECK(rs_config_duration_ns(cfg, "sample_interval") == 100000000ull); /* default */
+    CHECK(rs_config_set(cfg, "kv_cache_limit", "lots", &err) == 0);
+    CHECK(rs_config_validate(cfg, &err) == RS_EINPUT);
+    CHECK_MSG(strstr(err.msg, "'lots'") && strstr(err.msg, "'kv_cache_limit'"), "%s", err.msg);
+    CHECK(rs_config_set(cfg, "kv_cache_limit", "1G", &err) == 0);
+    CHECK(rs_config_set_kv(cfg, "no_such_key=3", "--set", &err) == 0);
+    CHECK(rs_config_validate(cfg, &err) == RS_EINPUT);
+    CHECK_MSG(strstr(err.msg, "unknown key 'no_such_key'") && strstr(err.msg, "'3'"), "%s", err.msg);
+    CHECK(rs_config_set_kv(cfg, "novalue", "--set", &err) == RS_EINPUT);
+    rs_config_free(cfg);
+}
+
+static void test_preset_file(void)
+{
+    char path[] = "/tmp/rssim-test-presetXXXXXX";
+    int fd = mkstemp(path);
+    rs_config *cfg, *copy;
+    rs_err err = { 0 };
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "# a comment\n\nkv_cache_limit = 8G  # trailing\ntrim_interval=50ms\nbogus_key = 1\n");
+    fclose(f);
+    CHECK(rs_config_new(&cfg, &err) == 0);
+    CHECK(rs_config_load_file(cfg, path, &err) == 0);
+    CHECK(rs_config_count(cfg) == 3);
+    CHECK(rs_config_validate(cfg, &err) == RS_EINPUT);
+    /* the message points at the file and line of the bad key */
+    char want[128];
+    snprintf(want, sizeof want, "%s:5: unknown key 'bogus_key'", path);
+    CHECK_MSG(strstr(err.msg, want) != NULL, "%s", err.msg);
+    CHECK(rs_config_clone(cfg, &copy, &err) == 0);
+    CHECK(rs_config_hash(copy) == rs_config_hash(cfg));
+    rs_config_set(copy, "trim_interval", "200ms", &err);
+    CHECK(rs_config_hash(copy) != rs_config_hash(cfg));
+    rs_config_free(copy);
+    rs_config_free(cfg);
+    unlink(path);
+}
+
+int main(void)
+{
+    test_units();
+    test_validate();
+    test_preset_file();
+    return check_done();
+}

@@ -1,0 +1,412 @@
+/*
+ * test_conformance.c — every entry of every registry, checked by the rules
+ * of its kind.  A new plug-in is covered the moment it is registered.
+ *   all:        unique name, a doc line, parameter defaults that parse;
+ *   allocator:  usable >= requested; requested <= allocated <= active <=
+ *               resident <= mapped after every operation; requested and
+ *               live_count equal the recomputed sums; all freed => active 0;
+ *   cache:      victims are never pinned; NONE only when all left are pinned;
+ *               count() is right after every call;
+ *   layout:     1..max_parts parts, sizes > 0, a tracked part, pure;
+ *   trim:       accounted never above the target right after a trim pass,
+ *               and the policy does trim an over-full cache;
+ *   trace fmt:  records written are the records read back;
+ *   generator:  makes a readable trace of its daemon kind;
+ *   daemon:     replays a generated trace of its kind end to end.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "models/alloc/alloc.h"
+#include "models/cache/cache.h"
+#include "models/daemon/daemon.h"
+#include "models/layout/layout.h"
+#include "models/trim/trim.h"
+#include "sim/config.h"
+#include "sim/registry.h"
+#include "sim/run.h"
+#include "traces/gen/gen.h"
+#include "traces/trace.h"
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static rs_config *default_config(void)
+{
+    rs_config *cfg;
+    rs_err err;
+    if (rs_config_new(&cfg, &err))
+        abort();
+    return cfg;
+}
+
+static void check_common(void)
+{
+    for (const rs_registry *const *reg = rs_registries; *reg; reg++) {
+        CHECK((*reg)->count > 0);
+        for (size_t i = 0; i < (*reg)->count; i++) {
+            const char *const *ops = (*reg)->entries[i];
+            CHECK_MSG(ops[0] && *ops[0], "%s %zu has no name", (*reg)->kind, i);
+            CHECK_MSG(ops[1] && *ops[1], "%s '%s' has no doc", (*reg)->kind, ops[0]);
+            for (size_t j = 0; j < i; j++)
+                CHECK_MSG(strcmp(rs_registry_name(*reg, j), ops[0]) != 0, "%s '%s' twice",
+                          (*reg)->kind, ops[0]);
+            for (const rs_param *p = rs_registry_params(*reg, i); p && p->key; p++) {
+                CHECK_MSG(rs_param_check(p->type, p->def) == 0, "%s '%s': default '%s' of '%s'",
+                          (*reg)->kind, ops[0], p->def, p->key);
+                CHECK_MSG(p->doc && *p->doc, "param '%s' has no doc", p->key);
+            }
+        }
+    }
+}
+
+static int ordered(const rs_alloc_stats *s)
+{
+    return s->requested_bytes <= s->allocated_bytes && s->allocated_bytes <= s->active_bytes &&
+           s->active_bytes <= s->resident_bytes && s->resident_bytes <= s->mapped_bytes;
+}
+
+static void check_allocator(const rs_alloc_ops *ops)
+{
+    enum { SLOTS = 4096, OPS = 200000 };
+    static rs_addr addr[SLOTS];
+    static uint64_t size[SLOTS];
+    rs_config *cfg = default_config();
+    rs_err err;
+    void *st;
+    uint64_t live_bytes = 0, live = 0;
+    int bad_order = 0, bad_sum = 0, bad_usable = 0;
+
+    memset(addr, 0, sizeof addr);
+    CHECK_MSG(ops->create(cfg, &st, &err) == 0, "%s: %s", ops->name, err.msg);
+    for (uint64_t n = 1; n < 70000; n += 1 + n / 7)
+        if (ops->usable_size(st, n) < n)
+            bad_usable++;
+    for (int i = 0; i < OPS; i++) {
+        int k = (int)(rnd() % SLOTS);
+        if (addr[k]) {
+            ops->free(st, addr[k], size[k], 0, (uint64_t)i * 1000);
+            live_bytes -= size[k];
+            live--;
+            addr[k] = 0;
+        } else {
+            uint64_t r = rnd() % 100;
+            size[k] = r < 80 ? 1 + rnd() % 600 : r < 97 ? 1 + rnd() % 20000 : 1 + rnd() % 400000;
+            addr[k] = ops->alloc(st, size[k], 0, (uint64_t)i * 1000);
+            CHECK(addr[k] != 0);
+            live_bytes += size[k];
+            live++;
+        }
+        if (ops->advance && i % 1000 == 0)
+            ops->advance(st, (uint64_t)i * 1000);
+        if (i % 97 == 0) {
+            rs_alloc_stats s;
+            ops->stats(st, &s);
+            bad_order += !ordered(&s);
+            bad_sum += s.requested_bytes != live_bytes || s.live_count != live;
+        }
+    }
+    CHECK_MSG(!bad_usable, "%s: usable < requested %d times", ops->name, bad_usable);
+    CHECK_MSG(!bad_order, "%s: ordering invariant broken %d times", ops->name, bad_order);
+    CHECK_MSG(!bad_sum, "%s: requested/live_count wrong %d times", ops->name, bad_sum);
+    for (int k = 0; k < SLOTS; k++)
+        if (addr[k])
+            ops->free(st, addr[k], size[k], 0, OPS * 1000ull);
+    if (ops->release)
+        ops->release(st, OPS * 1000ull);
+    rs_alloc_stats s;
+    ops->stats(st, &s);
+    CHECK_MSG(s.requested_bytes == 0 && s.allocated_bytes == 0 && s.active_bytes == 0 &&
+                  s.live_count == 0 && ordered(&s),
+              "%s: after freeing all: requested %llu allocated %llu active %llu", ops->name,
+              (unsigned long long)s.requested_bytes, (unsigned long long)s.allocated_bytes,
+              (unsigned long long)s.active_bytes);
+    ops->destroy(st);
+    rs_config_free(cfg);
+}
+
+static void check_cache(const rs_cache_ops *ops)
+{
+    enum { N = 2000 };
+    static int pinned[N], present[N];
+    rs_config *cfg = default_config();
+    rs_err err;
+    void *st;
+    uint64_t count = 0;
+    int bad = 0;
+
+    memset(pinned, 0, sizeof pinned);
+    memset(present, 0, sizeof present);
+    CHECK(ops->create(cfg, &st, &err) == 0);
+    for (rs_oid id = 0; id < N; id++) {
+        CHECK(ops->insert(st, id, 100 + id % 50, &err) == 0);
+        present[id] = 1;
+        count++;
+        if (rnd() % 5 == 0) {
+            ops->pin(st, id);
+            pinned[id] = 1;
+        }
+        if (rnd() % 3 == 0)
+            ops->touch(st, (rs_oid)(rnd() % (id + 1)));
+    }
+    for (rs_oid id = 0; id < N; id += 7)
+        if (pinned[id]) {
+            ops->unpin(st, id);
+            pinned[id] = 0;
+        }
+    bad += ops->count(st) != count;
+    for (;;) {
+        rs_oid v = ops->victim(st);
+        if (v == RS_OID_NONE)
+            break;
+        bad += v >= N || !present[v] || pinned[v];
+        if (v >= N)
+            break;
+        ops->remove(st, v);
+        present[v] = 0;
+        count--;
+        bad += ops->count(st) != count;
+    }
+    uint64_t npinned = 0;
+    for (int i = 0; i < N; i++)
+        npinned += present[i] && pinned[i];
+    CHECK_MSG(!bad, "%s: %d bad victims or counts", ops->name, bad);
+    CHECK_MSG(ops->count(st) == npinned, "%s: %llu left, %llu pinned", ops->name,
+              (unsigned long long)ops->count(st), (unsigned long long)npinned);
+    ops->destroy(st);
+    rs_config_free(cfg);
+}
+
+static void check_layout(const rs_layout_ops *ops)
+{
+    rs_config *cfg = default_config();
+    rs_err err;
+    void *st;
+    rs_part a[RS_LAYOUT_MAX_PARTS], b[RS_LAYOUT_MAX_PARTS];
+    int bad = 0;
+
+    CHECK(ops->max_parts >= 1 && ops->max_parts <= RS_LAYOUT_MAX_PARTS);
+    CHECK(ops->create(cfg, &st, &err) == 0);
+    for (uint64_t bytes = 1; bytes < 1000000; bytes = bytes * 3 / 2 + 1) {
+        for (uint32_t aux = 0; aux < 64; aux += 13) {
+            unsigned n = ops->parts(st, bytes, aux, a), m = ops->parts(st, bytes, aux, b);
+            int tracked = 0;
+            bad += n < 1 || n > ops->max_parts || n != m;
+            for (unsigned i = 0; i < n && i < m; i++) {
+                bad += a[i].size_bytes == 0 || a[i].size_bytes != b[i].size_bytes ||
+                       a[i].tracked != b[i].tracked;
+                tracked += a[i].tracked != 0;
+            }
+            bad += !tracked;
+        }
+    }
+    CHECK_MSG(!bad, "%s: %d bad part lists", ops->name, bad);
+    ops->destroy(st);
+    rs_config_free(cfg);
+}
+
+/* A fake cache for trim policies: objects of 1000 B, evicted oldest first. */
+typedef struct fake {
+    uint64_t used, limit, target_seen, bad_after_trim, evicted;
+} fake;
+static uint64_t f_used(void *ctx) { return ((fake *)ctx)->used; }
+static uint64_t f_limit(void *ctx) { return ((fake *)ctx)->limit; }
+static uint64_t f_trim_to(void *ctx, uint64_t target, uint64_t max_items, uint64_t now, uint64_t *r_bytes)
+{
+    fake *f = ctx;
+    uint64_t items = 0;
+    (void)now;
+    while (f->used > target && (!max_items || items < max_items)) {
+        f->used -= 1000;
+        *r_bytes += 1000;
+        items++;
+    }
+    if (!max_items && f->used > target)
+        f->bad_after_trim++;
+    f->evicted += items;
+    return items;
+}
+
+static void check_trim(const rs_trim_ops *ops)
+{
+    rs_config *cfg = default_config();
+    rs_err err;
+    rs_engine eng;
+    rs_trim_stats stats = { 0 };
+    fake f = { .limit = 1000000 };
+    rs_trim_target tgt = { .ctx = &f, .used_bytes = f_used, .limit_bytes = f_limit, .trim_to = f_trim_to };
+    void *st;
+
+    rs_engine_init(&eng);
+    CHECK_MSG(ops->create(cfg, &eng, &tgt, &stats, &st, &err) == 0, "%s: %s", ops->name, err.msg);
+    /* 1000 B every 100 us (10 MB/s) for 10 s of virtual time */
+    for (uint64_t t = 0; t < 10000000000ull; t += 100000) {
+        while (rs_evq_next_ns(&eng.q) <= t) {
+            rs_event ev;
+            rs_evq_pop(&eng.q, &ev, &err);
+            eng.now_ns = ev.t_ns;
+            ev.fn(ev.ctx, ev.t_ns);
+        }
+        eng.now_ns = t;
+        f.used += 1000;
+        if (ops->after_insert)
+            ops->after_insert(st, t);
+    }
+    CHECK_MSG(stats.trims_count > 0 && f.evicted > 0, "%s never trimmed", ops->name);
+    CHECK_MSG(stats.trimmed_bytes == f.evicted * 1000, "%s: trimmed_bytes %llu", ops->name,
+              (unsigned long long)stats.trimmed_bytes);
+    CHECK_MSG(f.bad_after_trim == 0, "%s: above target after a trim %llu times", ops->name,
+              (unsigned long long)f.bad_after_trim);
+    CHECK_MSG(f.used <= f.limit + 10000000ull, "%s: cache ran away (%llu)", ops->name,
+              (unsigned long long)f.used);
+    ops->destroy(st);
+    rs_engine_release(&eng);
+    rs_config_free(cfg);
+}
+
+static void tmp_path(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/rssim-conf-%ld-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+             (long)getpid(), name);
+}
+
+static void check_format(const rs_trace_format_ops *ops)
+{
+    char path[512];
+    rs_trace_writer *w;
+    rs_trace *tr;
+    rs_err err;
+    rs_rec in[500], out;
+    int bad = 0, n = 0;
+
+    tmp_path(path, sizeof path, ops->name);
+    CHECK_MSG(rs_trace_writer_open(&w, path, ops->name, "kv", &err) == 0, "%s", err.msg);
+    uint64_t t = 0;
+    for (int i = 0; i < 500; i++) {
+        t += rnd() % 1000;
+        in[i] = (rs_rec){ .t_ns = t, .key = rnd(), .size_bytes = 1 + rnd() % 100000,
+                          .op = (uint8_t)(1 + rnd() % 3), .thread = (uint16_t)(rnd() % 4) };
+        CHECK(rs_trace_write(w, &in[i], &err) == 0);
+    }
+    CHECK(rs_trace_writer_close(w, &err) == 0);
+    CHECK_MSG(rs_trace_open(&tr, path, &err) == 0, "%s", err.msg);
+    CHECK(strcmp(rs_trace_format(tr), ops->name) == 0);
+    CHECK(strcmp(rs_trace_daemon(tr), "kv") == 0);
+    while (rs_trace_next(tr, &out, &err) == 1) {
+        bad += n >= 500 || memcmp(&out, &in[n], sizeof out) != 0;
+        n++;
+    }
+    CHECK_MSG(n == 500 && !bad, "%s: %d records, %d differ", ops->name, n, bad);
+    rs_trace_close(tr);
+    unlink(path);
+}
+
+static int generate(const rs_gen_ops *gen, const char *path, rs_err *err)
+{
+    rs_config *opts;
+    rs_trace_writer *w;
+    int rc = rs_config_new_with(&opts, gen->params, err);
+    if (rc)
+        return rc;
+    for (const rs_param *p = gen->params; p && p->key; p++) {
+        if (!strcmp(p->key, "events"))
+            rs_config_set(opts, "events", "20000", err);
+        if (!strcmp(p->key, "keys"))
+            rs_config_set(opts, "keys", "2000", err);
+    }
+    if (!(rc = rs_config_validate(opts, err)) &&
+        !(rc = rs_trace_writer_open(&w, path, "binary", gen->daemon, err))) {
+        rc = gen->generate(opts, w, err);
+        if (rc)
+            rs_trace_writer_abort(w);
+        else
+            rc = rs_trace_writer_close(w, err);
+    }
+    rs_config_free(opts);
+    return rc;
+}
+
+static void check_generator(const rs_gen_ops *gen)
+{
+    char path[512];
+    rs_trace *tr;
+    rs_rec r;
+    rs_err err;
+    uint64_t n = 0, last = 0;
+    int back = 0;
+
+    tmp_path(path, sizeof path, gen->name);
+    CHECK_MSG(generate(gen, path, &err) == 0, "%s: %s", gen->name, err.msg);
+    CHECK_MSG(rs_trace_open(&tr, path, &err) == 0, "%s", err.msg);
+    CHECK(strcmp(rs_trace_daemon(tr), gen->daemon) == 0);
+    while (rs_trace_next(tr, &r, &err) == 1) {
+        back += r.t_ns < last;
+        last = r.t_ns;
+        n++;
+    }
+    CHECK_MSG(n > 0 && !back, "%s: %llu records", gen->name, (unsigned long long)n);
+    rs_trace_close(tr);
+    unlink(path);
+}
+
+static void check_daemon(const rs_daemon_ops *d)
+{
+    char path[512];
+    rs_err err;
+    const rs_gen_ops *gen = NULL;
+
+    for (size_t i = 0; i < rs_reg_gen.count; i++) {
+        const rs_gen_ops *g = rs_reg_gen.entries[i];
+        if (!strcmp(g->daemon, d->trace_daemon))
+            gen = g;
+    }
+    CHECK_MSG(gen != NULL, "no generator makes '%s' traces for daemon %s", d->trace_daemon, d->name);
+    if (!gen)
+        return;
+    tmp_path(path, sizeof path, d->name);
+    CHECK(generate(gen, path, &err) == 0);
+    for (size_t a = 0; a < rs_reg_alloc.count; a++) {
+        rs_config *cfg = default_config();
+        rs_result res;
+        rs_run_stats rst;
+        rs_config_set(cfg, "daemon", d->name, &err);
+        rs_config_set(cfg, "alloc", rs_registry_name(&rs_reg_alloc, a), &err);
+        rs_config_set(cfg, "kv_cache_limit", "1M", &err);
+        rs_result_init(&res);
+        int rc = rs_run_execute(path, cfg, &res, &rst, &err);
+        CHECK_MSG(rc == 0, "%s on %s: %s", d->name, rs_registry_name(&rs_reg_alloc, a), err.msg);
+        CHECK(rst.events > 0 && res.nsamples > 1 && res.nmetrics > 10);
+        rs_result_release(&res);
+        rs_config_free(cfg);
+    }
+    unlink(path);
+}
+
+int main(void)
+{
+    check_common();
+    for (size_t i = 0; i < rs_reg_alloc.count; i++)
+        check_allocator(rs_reg_alloc.entries[i]);
+    for (size_t i = 0; i < rs_reg_cache.count; i++)
+        check_cache(rs_reg_cache.entries[i]);
+    for (size_t i = 0; i < rs_reg_layout.count; i++)
+        check_layout(rs_reg_layout.entries[i]);
+    for (size_t i = 0; i < rs_reg_trim.count; i++)
+        check_trim(rs_reg_trim.entries[i]);
+    for (size_t i = 0; i < rs_reg_trace_format.count; i++)
+        check_format(rs_reg_trace_format.entries[i]);
+    for (size_t i = 0; i < rs_reg_gen.count; i++)
+        check_generator(rs_reg_gen.entries[i]);
+    for (size_t i = 0; i < rs_reg_daemon.count; i++)
+        check_daemon(rs_reg_daemon.entries[i]);
+    return check_done();
+}

@@ -1,0 +1,212 @@
+/*
+ * test_jemalloc_real.c — the jemalloc model's derived tables and rules
+ * checked against the installed library (Debian libjemalloc-dev 5.3.0,
+ * unprefixed API; wired by tests/jemalloc.cmake, which links -ljemalloc and
+ * defines RS_HAVE_JEMALLOC; without it the test exits 77 = skipped).
+ *
+ * Checked: arenas.nbins and every arenas.bin.<i>.{size,nregs,slab_size};
+ * arenas.nlextents and arenas.lextent.<i>.size; nallocx() and
+ * malloc_usable_size() for every request 1..40000; the cache-oblivious pad of
+ * large extents (stats.active); the options the model assumes
+ * (opt.lg_extent_max_active_fit, opt.muzzy_decay_ms, opt.retain); and the
+ * bin reuse order (oldest slab first, lowest region first) on a private
+ * arena without thread cache.  Allocations use mallocx/dallocx so that the
+ * test also works when a sanitizer interposes malloc.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "models/alloc/jemalloc.h"
+
+#ifndef RS_HAVE_JEMALLOC
+int main(void)
+{
+    printf("jemalloc not found at configure time: skipped\n");
+    return 77;
+}
+#else
+#include <jemalloc/jemalloc.h>
+
+static int ctl_size(const char *name, size_t *r_v)
+{
+    size_t len = sizeof *r_v;
+    return mallctl(name, r_v, &len, NULL, 0);
+}
+
+static int ctl_u32(const char *name, uint32_t *r_v)
+{
+    size_t len = sizeof *r_v;
+    return mallctl(name, r_v, &len, NULL, 0);
+}
+
+static size_t stat_active(void)
+{
+    uint64_t epoch = 1;
+    size_t len = sizeof epoch, v = 0;
+    mallctl("epoch", &epoch, &len, &epoch, len);
+    ctl_size("stats.active", &v);
+    return v;
+}
+
+static void test_bins(void)
+{
+    unsigned nbins = 0;
+    size_t len = sizeof nbins;
+    CHECK(mallctl("arenas.nbins", &nbins, &len, NULL, 0) == 0);
+    CHECK_EQ_U64(nbins, 36);
+    CHECK_EQ_U64(nbins, rs_je_nbins());
+    unsigned bad = 0;
+    for (unsigned i = 0; i < nbins && i < rs_je_nbins(); i++) {
+        char name[64];
+        size_t size = 0, slab = 0;
+        uint32_t nregs = 0;
+        uint64_t msize = 0, mslab = 0;
+        uint32_t mnregs = 0;
+        snprintf(name, sizeof name, "arenas.bin.%u.size", i);
+        CHECK(ctl_size(name, &size) == 0);
+        snprintf(name, sizeof name, "arenas.bin.%u.nregs", i);
+        CHECK(ctl_u32(name, &nregs) == 0);
+        snprintf(name, sizeof name, "arenas.bin.%u.slab_size", i);
+        CHECK(ctl_size(name, &slab) == 0);
+        CHECK(rs_je_bin_info(i, &msize, &mnregs, &mslab) == 0);
+        if (size != msize || nregs != mnregs || slab != mslab) {
+            bad++;
+            fprintf(stderr, "bin %u: library %zu/%u/%zu, model %llu/%u/%llu\n", i, size, nregs,
+                    slab, (unsigned long long)msize, mnregs, (unsigned long long)mslab);
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+}
+
+static void test_lextents(void)
+{
+    unsigned n = 0;
+    size_t len = sizeof n;
+    CHECK(mallctl("arenas.nlextents", &n, &len, NULL, 0) == 0);
+    CHECK_EQ_U64(n, 196);
+    CHECK_EQ_U64(n, rs_je_nlextents());
+    unsigned bad = 0;
+    for (unsigned i = 0; i < n; i++) {
+        char name[64];
+        size_t size = 0;
+        snprintf(name, sizeof name, "arenas.lextent.%u.size", i);
+        CHECK(ctl_size(name, &size) == 0);
+        if (size != rs_je_lextent_size(i)) {
+            bad++;
+            fprintf(stderr, "lextent %u: library %zu, model %llu\n", i, size,
+                    (unsigned long long)rs_je_lextent_size(i));
+        }
+    }
+    CHECK_EQ_U64(bad, 0);
+}
+
+static void test_usable(void)
+{
+    unsigned bad_nallocx = 0, bad_usable = 0;
+    for (size_t n = 1; n <= 40000; n++) {
+        uint64_t model = rs_je_usable_size(n);
+        if (nallocx(n, 0) != model && bad_nallocx++ < 5)
+            fprintf(stderr, "nallocx(%zu) = %zu, model %llu\n", n, nallocx(n, 0),
+                    (unsigned long long)model);
+        void *p = mallocx(n, 0);
+        if (!p || sallocx(p, 0) != model)
+            bad_usable++;
+        dallocx(p, 0);
+    }
+    CHECK_EQ_U64(bad_nallocx, 0);
+    CHECK_EQ_U64(bad_usable, 0);
+#if !defined(__SANITIZE_ADDRESS__)
+    /* malloc itself is jemalloc's unless a sanitizer interposes it */
+    unsigned bad_malloc = 0;
+    for (size_t n = 1; n <= 40000; n++) {
+        void *p = malloc(n);
+        if (!p || malloc_usable_size(p) != rs_je_usable_size(n))
+            bad_malloc++;
+        free(p);
+    }
+    CHECK_EQ_U64(bad_malloc, 0);
+#endif
+}
+
+/* A large allocation's active pages: library vs model (cache-oblivious pad). */
+static void test_large_pad(void)
+{
+    static const size_t req[] = {16384, 16385, 40961, 1u << 20};
+    void *st = NULL;
+    rs_err err = {0};
+    CHECK(rs_alloc_jemalloc.create(NULL, &st, &err) == 0);
+    for (unsigned i = 0; i < sizeof req / sizeof *req; i++) {
+        size_t before = stat_active();
+        void *p = mallocx(req[i], MALLOCX_TCACHE_NONE);
+        size_t after = stat_active();
+        CHECK_EQ_U64(after - before, rs_je_usable_size(req[i]) + RS_JE_LARGE_PAD_BYTES);
+        dallocx(p, MALLOCX_TCACHE_NONE);
+
+        rs_alloc_stats s0, s1;
+        rs_alloc_jemalloc.stats(st, &s0);
+        rs_addr a = rs_alloc_jemalloc.alloc(st, req[i], 0, 0);
+        rs_alloc_jemalloc.stats(st, &s1);
+        CHECK_EQ_U64(s1.active_bytes - s0.active_bytes, after - before);
+        rs_alloc_jemalloc.free(st, a, req[i], 0, 0);
+    }
+    rs_alloc_jemalloc.destroy(st);
+}
+
+static void test_options(void)
+{
+    size_t fit = 0;
+    ssize_t muzzy = -2;
+    bool retain = false;
+    size_t len = sizeof muzzy;
+    CHECK(ctl_size("opt.lg_extent_max_active_fit", &fit) == 0);
+    CHECK_EQ_U64(fit, 6);
+    CHECK(mallctl("opt.muzzy_decay_ms", &muzzy, &len, NULL, 0) == 0);
+    CHECK(muzzy == 0);
+    len = sizeof retain;
+    CHECK(mallctl("opt.retain", &retain, &len, NULL, 0) == 0);
+    CHECK(retain);
+}
+
+/* The bin rules on the real library: a private arena, no thread cache. */
+static void test_reuse_order(void)
+{
+    unsigned arena = 0;
+    size_t len = sizeof arena;
+    CHECK(mallctl("arenas.create", &arena, &len, NULL, 0) == 0);
+    int flags = (int)MALLOCX_ARENA(arena) | MALLOCX_TCACHE_NONE;
+    enum { N = 64 * 3 };
+    char *a[N];
+    for (int i = 0; i < N; i++)
+        a[i] = mallocx(64, flags);
+    /* slab = one page of 64 regions; find where each slab starts */
+    int lowest_first = 1;
+    for (int i = 1; i < 64; i++)
+        lowest_first &= a[i] == a[i - 1] + 64;
+    CHECK(lowest_first);
+    /* free one region in the second slab, then one in the first (oldest) */
+    dallocx(a[64 + 5], flags);
+    dallocx(a[10], flags);
+    CHECK(mallocx(64, flags) == a[10]);
+    CHECK(mallocx(64, flags) == a[64 + 5]);
+    dallocx(a[40], flags);
+    dallocx(a[7], flags);
+    dallocx(a[20], flags);
+    CHECK(mallocx(64, flags) == a[7]);
+    CHECK(mallocx(64, flags) == a[20]);
+    CHECK(mallocx(64, flags) == a[40]);
+}
+
+int main(void)
+{
+    test_bins();
+    test_lextents();
+    test_usable();
+    test_large_pad();
+    test_options();
+    test_reuse_order();
+    return check_done();
+}
+#endif

@@ -1,0 +1,145 @@
+/*
+ * format.h — what the trace encodings share (internal to traces/).
+ *
+ * A trace encoding (text, binary) is an rs_fmt codec: it recognises its
+ * stream from the first bytes, reads its header and then one record at a
+ * time from the reader's buffer, and encodes a header and records into the
+ * writer's buffer.  The reader (rs_trace) owns one bounded buffer
+ * (RS_TRACE_BUF_BYTES) filled from a byte source (stream.h); the writer
+ * (rs_trace_writer) owns one buffer drained into a sink.  Record rules that
+ * do not depend on the encoding (op known and allowed for the daemon kind,
+ * size > 0 where the op needs one, time non-decreasing, flags 0) live here
+ * once, as a per-daemon op class table and an inline check, so the reader,
+ * the writer and both encodings apply exactly the same rules.
+ *
+ * Line numbers: `line` is the line being read — the header is line 1; in
+ * binary, record N (1-based) is line N + 1.  Every input error is
+ * "PATH:LINE: what" (binary: "PATH:LINE: record N: what").
+ */
+#ifndef RS_TRACE_FORMAT_H
+#define RS_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#include "stream.h"
+#include "trace.h"
+
+#define RS_TRACE_BUF_BYTES ((size_t)1 << 20) /* reader and writer buffer */
+#define RS_TRACE_BUF_MIN_BYTES ((size_t)64)  /* smallest reader buffer (tests) */
+
+#define RS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Daemon ids (binary header): part of the format, never renumber. */
+enum { RS_DAEMON_KV = 1, RS_DAEMON_ALLOC = 2, RS_DAEMON_MDS = 3, RS_DAEMON_OSD = 4,
+       RS_DAEMON__COUNT = 5 };
+
+/* What an op code means in a trace of one daemon kind. */
+enum {
+    RS_OPC_UNKNOWN = 0, /* no such op */
+    RS_OPC_FOREIGN = 1, /* an op of another daemon kind */
+    RS_OPC_ANY_SIZE = 2,  /* allowed; size_bytes may be 0 */
+    RS_OPC_SIZED = 3,   /* allowed; size_bytes must be > 0 */
+};
+
+/* Why a record breaks the rules (0 = it does not). */
+enum {
+    RS_REC_OK = 0,
+    RS_REC_OP_UNKNOWN,
+    RS_REC_OP_FOREIGN,
+    RS_REC_ZERO_SIZE,
+    RS_REC_TIME_BACK,
+    RS_REC_FLAGS,
+};
+
+/* Fill r_class[op] with RS_OPC_* for daemon kind id. */
+void rs_op_class_fill(unsigned daemon_id, uint8_t r_class[RS_OP__MAX + 1]);
+
+static inline int rs_rec_fault(const uint8_t *op_class, uint64_t prev_t_ns, const rs_rec *rec)
+{
+    unsigned c = op_class[rec->op];
+    if (RS_LIKELY(c == RS_OPC_ANY_SIZE || (c == RS_OPC_SIZED && rec->size_bytes)) &&
+        RS_LIKELY(rec->t_ns >= prev_t_ns && rec->flags == 0))
+        return RS_REC_OK;
+    if (c == RS_OPC_UNKNOWN)
+        return RS_REC_OP_UNKNOWN;
+    if (c == RS_OPC_FOREIGN)
+        return RS_REC_OP_FOREIGN;
+    if (c == RS_OPC_SIZED && rec->size_bytes == 0)
+        return RS_REC_ZERO_SIZE;
+    if (rec->t_ns < prev_t_ns)
+        return RS_REC_TIME_BACK;
+    return RS_REC_FLAGS;
+}
+
+/* Fill err with "<where>: <why fault>" (RS_EINPUT) and return RS_EINPUT. */
+int rs_rec_fail(rs_err *err, const char *where, int fault, uint64_t prev_t_ns,
+                const rs_rec *rec, unsigned daemon_id);
+
+/* Copy n bytes of s into dst (size cap) quoted-safe: non-printable bytes as
+ * \xNN, at most 48 bytes shown then "...".  Returns dst. */
+char *rs_quote(char *dst, size_t cap, const void *s, size_t n);
+
+struct rs_trace {
+    const struct rs_fmt *fmt;
+    uint8_t *buf;       /* cap bytes; [pos, len) not yet consumed */
+    size_t pos, len, cap;
+    int eof;            /* the source has ended */
+    uint64_t line;      /* line being read (header = 1; binary record N = N + 1) */
+    uint64_t prev_t_ns; /* time of the last record returned */
+    unsigned daemon_id;
+    rs_src src;
+    char *path;         /* for messages */
+    uint8_t op_class[RS_OP__MAX + 1];
+};
+
+struct rs_trace_writer {
+    const struct rs_fmt *fmt;
+    uint8_t *buf;       /* encoded bytes not yet given to the sink */
+    size_t len, cap;
+    uint64_t records;   /* records written */
+    uint64_t prev_t_ns;
+    unsigned daemon_id;
+    int fd;             /* of tmp_path */
+    rs_sink sink;
+    char *path, *tmp_path;
+    uint8_t op_class[RS_OP__MAX + 1];
+};
+
+typedef struct rs_fmt {
+    const rs_trace_format_ops *ops; /* public name and doc */
+    size_t rec_max_bytes;           /* most bytes encode() writes for one record */
+    /* Does a stream starting with these n (>= 8 unless the stream is shorter)
+     * bytes use this encoding? */
+    int (*sniff)(const uint8_t *p, size_t n);
+    /* Read the header at tr->pos; set tr->daemon_id, leave tr->line at the
+     * first record's line. */
+    int (*read_header)(rs_trace *tr, rs_err *err);
+    /* Next record, as rs_trace_next. */
+    int (*next)(rs_trace *tr, rs_rec *r_rec, rs_err *err);
+    /* Encode into w->buf + w->len (room guaranteed), advancing w->len. */
+    void (*write_header)(rs_trace_writer *w);
+    void (*encode)(rs_trace_writer *w, const rs_rec *rec);
+} rs_fmt;
+
+extern const rs_fmt rs_fmt_text;
+extern const rs_fmt rs_fmt_binary;
+
+/* Make at least need (<= tr->cap) unread bytes available in tr->buf unless
+ * the source ends first (then tr->eof is set); moves unread bytes to the
+ * front.  Source errors come back as "PATH:LINE: what". */
+int rs_trace_fill(rs_trace *tr, size_t need, rs_err *err);
+/* Fail with RS_EINPUT "PATH:LINE: <printf message>". */
+int rs_trace_fail(rs_trace *tr, rs_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Open a trace over an already opened source (taken over: closed on
+ * failure too); name is used in messages; buf_bytes >= RS_TRACE_BUF_MIN_BYTES
+ * (0 = RS_TRACE_BUF_BYTES).  Small buffers are for tests and the fuzzer. */
+int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes,
+                      rs_err *err);
+/* The same over len bytes at data (which must outlive the trace). */
+int rs_trace_open_mem(rs_trace **r_tr, const void *data, size_t len, const char *name,
+                      size_t buf_bytes, rs_err *err);
+
+#endif

@@ -1,0 +1,406 @@
+/*
+ * kv.c — the Zipf key-value workload generator (`rssim gen kv`).
+ *
+ * Writes `events` GET/SET/DEL records of a kv trace:
+ *   - arrivals are Poisson at `rate` ops/s: gaps are exponential
+ *     (gsl_ran_exponential, mean 1e9/rate ns), summed in double precision;
+ *     t_ns is the floor of the running sum, so the first record is at the
+ *     first gap and times never decrease;
+ *   - key popularity is Zipf with exponent `alpha` over `keys` ranks (rank 1
+ *     hottest), sampled by rejection-inversion (Hörmann & Derflinger 1996,
+ *     "Rejection-inversion to generate variates from monotone discrete
+ *     distributions", ACM TOMACS 6(3); the formulation of Apache Commons RNG's
+ *     RejectionInversionZipfSampler): O(1) memory and time per sample for any
+ *     key count, no CDF table.  alpha = 0 is uniform;
+ *   - rank r becomes key id perm(r - 1), a fixed bijection of [0, keys)
+ *     (a 4-round alternating Feistel network over the next power of two,
+ *     with cycle walking), so hot keys are spread over the id space instead
+ *     of being 0..k;
+ *   - the op is GET/SET/DEL with probabilities get/set/del normalised;
+ *   - thread is uniform in [0, threads);
+ *   - a key's size is a pure function of (seed, key): a 64-bit hash mapped to
+ *     u in (0,1) and through the inverse CDF of the size distribution
+ *     (fixed, uniform [size-min, size-max], or lognormal with the given
+ *     median and sigma, clamped to [size-min, size-max]).  So a key always
+ *     has the same size, whatever the stream.  DEL records carry size 0.
+ *
+ * RNG: one GSL MT19937 stream seeded with the upper 32 bits of a 64-bit
+ * mix of `seed` (MT19937 takes 32-bit seeds); per record it draws, in this
+ * order: the gap, the rank (one or more uniforms), the op, then the thread
+ * when threads > 1.  Same options and seed => byte-identical trace.
+ */
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+static const rs_param kv_params[] = {
+    { .key = "seed", .type = RS_PT_INT, .def = "1",
+      .doc = "seed of the random stream (same options + seed = same trace)" },
+    { .key = "keys", .type = RS_PT_INT, .def = "100000",
+      .doc = "number of distinct keys, 1 .. 4294967295" },
+    { .key = "events", .type = RS_PT_INT, .def = "1000000",
+      .doc = "number of records to write" },
+    { .key = "rate", .type = RS_PT_DOUBLE, .def = "100000",
+      .doc = "mean ops per second of virtual time (Poisson arrivals)" },
+    { .key = "alpha", .type = RS_PT_DOUBLE, .def = "0.99",
+      .doc = "Zipf exponent of key popularity; 0 = uniform" },
+    { .key = "size-dist", .type = RS_PT_STRING, .def = "lognormal",
+      .doc = "value size distribution per key: fixed | uniform | lognormal" },
+    { .key = "size", .type = RS_PT_SIZE, .def = "4K",
+      .doc = "value size of every key when size-dist = fixed" },
+    { .key = "size-min", .type = RS_PT_SIZE, .def = "64",
+      .doc = "smallest value size (uniform bound, lognormal clamp)" },
+    { .key = "size-max", .type = RS_PT_SIZE, .def = "64K",
+      .doc = "largest value size (uniform bound, lognormal clamp)" },
+    { .key = "size-median", .type = RS_PT_SIZE, .def = "2K",
+      .doc = "median value size when size-dist = lognormal" },
+    { .key = "size-sigma", .type = RS_PT_DOUBLE, .def = "1.0",
+      .doc = "sigma of log(size) when size-dist = lognormal" },
+    { .key = "get", .type = RS_PT_DOUBLE, .def = "0.8",
+      .doc = "weight of GET in the op mix (weights are normalised)" },
+    { .key = "set", .type = RS_PT_DOUBLE, .def = "0.15",
+      .doc = "weight of SET in the op mix" },
+    { .key = "del", .type = RS_PT_DOUBLE, .def = "0.05",
+      .doc = "weight of DEL in the op mix" },
+    { .key = "threads", .type = RS_PT_INT, .def = "1",
+      .doc = "issuing threads; record.thread is uniform in [0, threads), at most 65536" },
+    { .key = NULL },
+};
+
+typedef enum size_dist { SIZE_FIXED, SIZE_UNIFORM, SIZE_LOGNORMAL } size_dist;
+
+static const struct {
+    const char *name;
+    size_dist dist;
+} size_dists[] = {
+    { .name = "fixed", .dist = SIZE_FIXED },
+    { .name = "uniform", .dist = SIZE_UNIFORM },
+    { .name = "lognormal", .dist = SIZE_LOGNORMAL },
+};
+
+/* Rejection-inversion Zipf sampler over ranks 1..n with exponent s > 0. */
+typedef struct zipf {
+    double s, n;
+    double h_x1;  /* H(1.5) - 1 */
+    double h_n;   /* H(n + 0.5) */
+    double s_acc; /* 2 - H^-1(H(2.5) - h(2)): quick-accept bound */
+} zipf;
+
+/* log1p(x) / x, stable near 0.  log(1 + x) instead of log1p: glibc's log1p
+ * is several times slower than log, and for |x| > 1e-8 the rounding of
+ * 1 + x costs at most ~1e-8 relative error here, far below what moves a
+ * sampled rank. */
+static double helper1(double x)
+{
+    return fabs(x) > 1e-8 ? log(1 + x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x));
+}
+
+static double helper2(double x) /* expm1(x) / x, stable near 0 */
+{
+    return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x * (1.0 / 3) * (1 + 0.25 * x));
+}
+
+static double zipf_h(const zipf *z, double x)
+{
+    return exp(-z->s * log(x));
+}
+
+static double zipf_hint(const zipf *z, double x)
+{
+    double lx = log(x);
+    return helper2((1 - z->s) * lx) * lx;
+}
+
+static double zipf_hinv(const zipf *z, double x)
+{
+    double t = x * (1 - z->s);
+    if (t < -1)
+        t = -1;
+    return exp(helper1(t) * x);
+}
+
+static void zipf_init(zipf *z, double s, uint64_t n)
+{
+    z->s = s;
+    z->n = (double)n;
+    z->h_x1 = zipf_hint(z, 1.5) - 1;
+    z->h_n = zipf_hint(z, z->n + 0.5);
+    z->s_acc = 2 - zipf_hinv(z, zipf_hint(z, 2.5) - zipf_h(z, 2));
+}
+
+static uint64_t zipf_sample(const zipf *z, gsl_rng *rng)
+{
+    for (;;) {
+        double u = z->h_n + gsl_rng_uniform(rng) * (z->h_x1 - z->h_n);
+        double x = zipf_hinv(z, u);
+        double k = floor(x + 0.5);
+        if (k < 1)
+            k = 1;
+        else if (k > z->n)
+            k = z->n;
+        if (k - x <= z->s_acc || u >= zipf_hint(z, k + 0.5) - zipf_h(z, k))
+            return (uint64_t)k;
+    }
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+/* A fixed bijection of [0, n): an alternating Feistel network over the
+ * b = bits(n - 1) low bits, split into lo (b/2 bits) and hi (the rest);
+ * rounds alternately do hi ^= F(lo) and lo ^= F(hi), each invertible, so
+ * the whole is a permutation of [0, 2^b); cycle walking (re-apply while the
+ * value is >= n) restricts it to [0, n) with fewer than 2 steps on average
+ * since 2^b < 2n.  F is the top bits of a multiply by an odd constant. */
+typedef struct perm {
+    uint64_t n;
+    unsigned lo_bits, hi_bits;
+    uint64_t lo_mask;
+} perm;
+
+static void perm_init(perm *p, uint64_t n)
+{
+    unsigned bits = n > 1 ? 64u - (unsigned)__builtin_clzll(n - 1) : 1u;
+    p->n = n;
+    p->lo_bits = bits / 2;
+    p->hi_bits = bits - p->lo_bits;
+    p->lo_mask = (1ull << p->lo_bits) - 1;
+}
+
+static inline uint64_t perm_round(uint64_t v, uint64_t key, unsigned out_bits)
+{
+    /* the top out_bits (0 .. 63) bits; two shifts avoid a shift by 64 */
+    return (((v ^ key) * 0x9e3779b97f4a7c15ull) >> (63 - out_bits)) >> 1;
+}
+
+static uint64_t perm_apply(const perm *p, uint64_t x)
+{
+    static const uint64_t round_keys[4] = { 0x243f6a8885a308d3ull, 0x13198a2e03707344ull,
+                                            0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull };
+    if (p->n <= 1)
+        return 0;
+    do {
+        uint64_t lo = x & p->lo_mask, hi = x >> p->lo_bits;
+        for (int i = 0; i < 4; i += 2) {
+            hi ^= perm_round(lo, round_keys[i], p->hi_bits);
+            lo ^= perm_round(hi, round_keys[i + 1], p->lo_bits);
+        }
+        x = (hi << p->lo_bits) | lo;
+    } while (x >= p->n);
+    return x;
+}
+
+/* What a rank maps to, computed on first use.  Indexed by rank, so the hot
+ * (low) ranks share a few cache lines. */
+typedef struct rank_memo {
+    uint32_t key;        /* perm(rank - 1) */
+    uint32_t size_bytes; /* key_size(key); 0 = not computed yet */
+} rank_memo;
+
+typedef struct kv_gen {
+    uint64_t keys, events;
+    double mean_gap_ns;
+    double alpha;
+    size_dist dist;
+    uint64_t size_bytes, size_min_bytes, size_max_bytes, size_median_bytes;
+    double size_sigma;
+    double p_get, p_set; /* cumulative thresholds: GET below p_get, SET below p_get + p_set */
+    uint64_t threads;
+    uint64_t size_salt;  /* from the seed, for key_size */
+    unsigned long rng_seed;
+    zipf z;
+    perm pm;
+    rank_memo *memo;     /* per rank (index rank - 1); NULL when keys or sizes are large */
+} kv_gen;
+
+#define MEMO_MAX_KEYS ((uint64_t)1 << 24) /* 128 MiB of address space at most, touched lazily */
+
+static uint64_t key_size(const kv_gen *g, uint64_t key)
+{
+    uint64_t h = mix64(mix64(key ^ g->size_salt) + 0x9e3779b97f4a7c15ull);
+    double u = ((double)(h >> 11) + 0.5) * 0x1p-53; /* in (0, 1) */
+    double v;
+
+    switch (g->dist) {
+    case SIZE_FIXED:
+        return g->size_bytes;
+    case SIZE_UNIFORM: {
+        uint64_t span = g->size_max_bytes - g->size_min_bytes;
+        uint64_t off = (uint64_t)(u * ((double)span + 1.0));
+        return g->size_min_bytes + (off > span ? span : off);
+    }
+    case SIZE_LOGNORMAL:
+        v = (double)g->size_median_bytes * exp(g->size_sigma * gsl_cdf_ugaussian_Pinv(u));
+        if (!(v >= (double)g->size_min_bytes))
+            return g->size_min_bytes;
+        if (v >= (double)g->size_max_bytes)
+            return g->size_max_bytes;
+        return (uint64_t)llround(v);
+    }
+    return g->size_bytes;
+}
+
+/* Key and size of a rank.  Both are pure functions of (options, rank), so
+ * the memo changes no output, only skips work for ranks seen before. */
+static inline void rank_lookup(kv_gen *g, uint64_t rank, uint64_t *r_key, uint64_t *r_size_bytes)
+{
+    rank_memo *m = g->memo ? &g->memo[rank - 1] : NULL;
+    if (m && m->size_bytes) {
+        *r_key = m->key;
+        *r_size_bytes = m->size_bytes;
+        return;
+    }
+    *r_key = perm_apply(&g->pm, rank - 1);
+    *r_size_bytes = key_size(g, *r_key);
+    if (m) {
+        m->key = (uint32_t)*r_key;
+        m->size_bytes = (uint32_t)*r_size_bytes;
+    }
+}
+
+/* The value written for key (for messages). */
+static const char *raw_of(const rs_config *opts, const char *key)
+{
+    const char *v = rs_config_raw(opts, key);
+    if (v)
+        return v;
+    const rs_param *p = rs_config_param(opts, key);
+    return p ? p->def : "";
+}
+
+static int bad(const rs_config *opts, const char *key, const char *why, rs_err *err)
+{
+    return rs_fail(err, RS_EINPUT, "bad value '%s' for key '%s': %s", raw_of(opts, key), key, why);
+}
+
+static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
+{
+    int64_t keys = rs_config_int(opts, "keys"), events = rs_config_int(opts, "events");
+    int64_t threads = rs_config_int(opts, "threads"), seed = rs_config_int(opts, "seed");
+    double rate = rs_config_double(opts, "rate");
+    double w_get = rs_config_double(opts, "get"), w_set = rs_config_double(opts, "set");
+    double w_del = rs_config_double(opts, "del");
+    const char *dist = rs_config_string(opts, "size-dist");
+    size_t i;
+
+    memset(g, 0, sizeof *g);
+    if (keys < 1 || keys > 4294967295ll)
+        return bad(opts, "keys", "must be in 1 .. 4294967295", err);
+    if (events < 0)
+        return bad(opts, "events", "must be >= 0", err);
+    if (!(rate > 0) || !isfinite(rate))
+        return bad(opts, "rate", "must be > 0", err);
+    g->alpha = rs_config_double(opts, "alpha");
+    if (!(g->alpha >= 0) || !isfinite(g->alpha))
+        return bad(opts, "alpha", "must be >= 0", err);
+    for (i = 0; i < sizeof size_dists / sizeof size_dists[0]; i++)
+        if (strcmp(size_dists[i].name, dist) == 0)
+            break;
+    if (i == sizeof size_dists / sizeof size_dists[0])
+        return bad(opts, "size-dist", "must be fixed, uniform or lognormal", err);
+    g->dist = size_dists[i].dist;
+    g->size_bytes = rs_config_size(opts, "size");
+    g->size_min_bytes = rs_config_size(opts, "size-min");
+    g->size_max_bytes = rs_config_size(opts, "size-max");
+    g->size_median_bytes = rs_config_size(opts, "size-median");
+    g->size_sigma = rs_config_double(opts, "size-sigma");
+    if (g->size_bytes < 1)
+        return bad(opts, "size", "must be at least 1 byte", err);
+    if (g->size_min_bytes < 1)
+        return bad(opts, "size-min", "must be at least 1 byte", err);
+    if (g->size_max_bytes < g->size_min_bytes)
+        return bad(opts, "size-max", "must be >= size-min", err);
+    if (g->size_median_bytes < 1)
+        return bad(opts, "size-median", "must be at least 1 byte", err);
+    if (!(g->size_sigma >= 0) || !isfinite(g->size_sigma))
+        return bad(opts, "size-sigma", "must be >= 0", err);
+    if (!(w_get >= 0) || !isfinite(w_get))
+        return bad(opts, "get", "must be >= 0", err);
+    if (!(w_set >= 0) || !isfinite(w_set))
+        return bad(opts, "set", "must be >= 0", err);
+    if (!(w_del >= 0) || !isfinite(w_del))
+        return bad(opts, "del", "must be >= 0", err);
+    double sum = w_get + w_set + w_del;
+    if (!(sum > 0))
+        return rs_fail(err, RS_EINPUT, "bad op mix: get + set + del must be > 0 (got %g + %g + %g)",
+                       w_get, w_set, w_del);
+    if (threads < 1 || threads > 65536)
+        return bad(opts, "threads", "must be in 1 .. 65536", err);
+    g->keys = (uint64_t)keys;
+    g->events = (uint64_t)events;
+    g->mean_gap_ns = 1e9 / rate;
+    g->p_get = w_get / sum;
+    g->p_set = (w_get + w_set) / sum;
+    g->threads = (uint64_t)threads;
+    g->size_salt = mix64((uint64_t)seed ^ 0x5bd1e9955bd1e995ull);
+    g->rng_seed = (unsigned long)(mix64((uint64_t)seed) >> 32);
+    if (g->alpha > 0)
+        zipf_init(&g->z, g->alpha, g->keys);
+    perm_init(&g->pm, g->keys);
+    return 0;
+}
+
+static int kv_generate(const rs_config *opts, rs_trace_writer *w, rs_err *err)
+{
+    kv_gen g;
+    gsl_rng *rng;
+    double t_ns = 0;
+    int rc = kv_setup(opts, &g, err);
+
+    if (rc)
+        return rc;
+    if (g.keys <= MEMO_MAX_KEYS && g.size_bytes <= UINT32_MAX && g.size_max_bytes <= UINT32_MAX &&
+        !(g.memo = calloc(g.keys, sizeof *g.memo)))
+        return rs_fail(err, RS_ENOMEM, "out of memory for %llu key sizes",
+                       (unsigned long long)g.keys);
+    if (!(rng = gsl_rng_alloc(gsl_rng_mt19937))) {
+        free(g.memo);
+        return rs_fail(err, RS_ENOMEM, "out of memory for the kv generator's random stream");
+    }
+    gsl_rng_set(rng, g.rng_seed);
+    for (uint64_t i = 0; i < g.events; i++) {
+        rs_rec rec = { 0 };
+        t_ns += gsl_ran_exponential(rng, g.mean_gap_ns);
+        if (!(t_ns < 18446744073709549568.0)) {
+            rc = rs_fail(err, RS_EINPUT, "kv: virtual time passes 2^64 ns at record %llu: "
+                         "raise rate or lower events", (unsigned long long)i + 1);
+            break;
+        }
+        uint64_t rank = g.alpha > 0 ? zipf_sample(&g.z, rng)
+                                    : 1 + gsl_rng_uniform_int(rng, (unsigned long)g.keys);
+        double u = gsl_rng_uniform(rng);
+        uint64_t size_bytes;
+        rank_lookup(&g, rank, &rec.key, &size_bytes);
+        rec.t_ns = (uint64_t)t_ns;
+        rec.op = u < g.p_get ? RS_OP_GET : u < g.p_set ? RS_OP_SET : RS_OP_DEL;
+        rec.size_bytes = rec.op == RS_OP_DEL ? 0 : size_bytes;
+        if (g.threads > 1)
+            rec.thread = (uint16_t)gsl_rng_uniform_int(rng, (unsigned long)g.threads);
+        if ((rc = rs_trace_write(w, &rec, err)))
+            break;
+    }
+    gsl_rng_free(rng);
+    free(g.memo);
+    return rc;
+}
+
+const rs_gen_ops rs_gen_kv = {
+    .name = "kv",
+    .doc = "Zipf key-value workload: Poisson arrivals, GET/SET/DEL mix, per-key stable sizes",
+    .daemon = "kv",
+    .params = kv_params,
+    .generate = kv_generate,
+};

@@ -1,0 +1,673 @@
+/*
+ * trace.c — the trace reader and writer, op and daemon tables, summaries and
+ * SHA-256; see trace.h, and docs/trace-format.md for the format itself.
+ *
+ * The reader owns one buffer of RS_TRACE_BUF_BYTES (1 MiB) filled from a
+ * byte source (stream.h: plain, gzip or zstd); the encoding (format.h codecs
+ * in fmt_text.c and fmt_binary.c) is chosen from the first decompressed
+ * bytes.  So memory is bounded whatever the trace length, and a plain binary
+ * trace costs one read(2) per 32768 records plus a 32-byte decode and four
+ * compares per record.
+ *
+ * The writer encodes into its own 1 MiB buffer, drains it into a sink chosen
+ * from the output name (.gz, .zst), and writes PATH.tmp, renamed to PATH
+ * only by a successful rs_trace_writer_close, so a failed or abandoned write
+ * never leaves a partial trace under the final name.
+ *
+ * SHA-256 follows FIPS 180-4 (sections 4.1.2, 4.2.2, 5.1.1, 6.2); it runs
+ * once per run over the trace file, so it is written for clarity.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format.h"
+
+/* ---- ops and daemon kinds -------------------------------------------- */
+
+#define DAEMON_BIT(id) (1u << (id))
+
+typedef struct op_info {
+    const char *name;
+    unsigned daemons; /* DAEMON_BIT of each kind whose traces may hold it */
+    int sized;        /* size_bytes must be > 0 */
+} op_info;
+
+/* Op codes are part of the binary format (trace.h).  Adding an op = one line
+ * here (and its meaning in docs/trace-format.md). */
+static const op_info ops[RS_OP__MAX + 1] = {
+    [RS_OP_GET] = { .name = "GET", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 1 },
+    [RS_OP_SET] = { .name = "SET", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 1 },
+    [RS_OP_DEL] = { .name = "DEL", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 0 },
+    [RS_OP_MALLOC] = { .name = "MALLOC", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 1 },
+    [RS_OP_FREE] = { .name = "FREE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },
+};
+
+static const char *const daemon_names[RS_DAEMON__COUNT] = {
+    [RS_DAEMON_KV] = "kv",
+    [RS_DAEMON_ALLOC] = "alloc",
+    [RS_DAEMON_MDS] = "mds",
+    [RS_DAEMON_OSD] = "osd",
+};
+
+const char *rs_op_name(unsigned op)
+{
+    return op <= RS_OP__MAX ? ops[op].name : NULL;
+}
+
+int rs_op_parse(const char *name, size_t len)
+{
+    for (unsigned op = 0; op <= RS_OP__MAX; op++) {
+        const char *n = ops[op].name;
+        if (n && strlen(n) == len && memcmp(n, name, len) == 0)
+            return (int)op;
+    }
+    return -1;
+}
+
+int rs_trace_daemon_id(const char *name)
+{
+    for (int id = 0; id < RS_DAEMON__COUNT; id++)
+        if (daemon_names[id] && strcmp(daemon_names[id], name) == 0)
+            return id;
+    return -1;
+}
+
+const char *rs_trace_daemon_name(unsigned id)
+{
+    return id < RS_DAEMON__COUNT ? daemon_names[id] : NULL;
+}
+
+void rs_op_class_fill(unsigned daemon_id, uint8_t r_class[RS_OP__MAX + 1])
+{
+    for (unsigned op = 0; op <= RS_OP__MAX; op++) {
+        if (!ops[op].name)
+            r_class[op] = RS_OPC_UNKNOWN;
+        else if (!(ops[op].daemons & DAEMON_BIT(daemon_id)))
+            r_class[op] = RS_OPC_FOREIGN;
+        else
+            r_class[op] = ops[op].sized ? RS_OPC_SIZED : RS_OPC_ANY_SIZE;
+    }
+}
+
+int rs_rec_fail(rs_err *err, const char *where, int fault, uint64_t prev_t_ns,
+                const rs_rec *rec, unsigned daemon_id)
+{
+    const char *daemon = rs_trace_daemon_name(daemon_id);
+
+    switch (fault) {
+    case RS_REC_OP_UNKNOWN:
+        return rs_fail(err, RS_EINPUT, "%s: unknown op %u", where, rec->op);
+    case RS_REC_OP_FOREIGN:
+        return rs_fail(err, RS_EINPUT, "%s: op '%s' is not allowed in a %s trace", where,
+                       ops[rec->op].name, daemon ? daemon : "?");
+    case RS_REC_ZERO_SIZE:
+        return rs_fail(err, RS_EINPUT, "%s: zero size_bytes for %s (must be > 0)", where,
+                       ops[rec->op].name);
+    case RS_REC_TIME_BACK:
+        return rs_fail(err, RS_EINPUT, "%s: time goes backwards: t_ns %llu after %llu", where,
+                       (unsigned long long)rec->t_ns, (unsigned long long)prev_t_ns);
+    case RS_REC_FLAGS:
+        return rs_fail(err, RS_EINPUT, "%s: nonzero flags 0x%02x (reserved, must be 0)", where,
+                       rec->flags);
+    }
+    return rs_fail(err, RS_EINTERNAL, "%s: record check failed (%d)", where, fault);
+}
+
+char *rs_quote(char *dst, size_t cap, const void *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const uint8_t *p = s;
+    size_t o = 0, shown = n > 48 ? 48 : n;
+
+    for (size_t i = 0; i < shown && o + 5 < cap; i++) {
+        uint8_t c = p[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            dst[o++] = (char)c;
+        } else {
+            dst[o++] = '\\';
+            dst[o++] = 'x';
+            dst[o++] = hex[c >> 4];
+            dst[o++] = hex[c & 15];
+        }
+    }
+    if (shown < n && o + 4 < cap) {
+        memcpy(dst + o, "...", 3);
+        o += 3;
+    }
+    dst[o] = '\0';
+    return dst;
+}
+
+static char *dupstr(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+/* The codecs, in detection order. */
+static const rs_fmt *const fmts[] = { &rs_fmt_binary, &rs_fmt_text };
+
+static const rs_fmt *fmt_by_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
+        if (strcmp(fmts[i]->ops->name, name) == 0)
+            return fmts[i];
+    return NULL;
+}
+
+/* ---- reader ------------------------------------------------------------ */
+
+int rs_trace_fill(rs_trace *tr, size_t need, rs_err *err)
+{
+    while (tr->len - tr->pos < need && !tr->eof) {
+        size_t n;
+        if (tr->pos) {
+            memmove(tr->buf, tr->buf + tr->pos, tr->len - tr->pos);
+            tr->len -= tr->pos;
+            tr->pos = 0;
+        }
+        int rc = rs_src_read(&tr->src, tr->buf + tr->len, tr->cap - tr->len, &n, err);
+        if (rc)
+            return rs_err_prefix(err, "%s:%llu", tr->path, (unsigned long long)tr->line);
+        if (n == 0)
+            tr->eof = 1;
+        tr->len += n;
+    }
+    return 0;
+}
+
+int rs_trace_fail(rs_trace *tr, rs_err *err, const char *fmt, ...)
+{
+    char msg[sizeof err->msg];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return rs_fail(err, RS_EINPUT, "%s:%llu: %s", tr->path, (unsigned long long)tr->line, msg);
+}
+
+int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes,
+                      rs_err *err)
+{
+    rs_trace *tr = calloc(1, sizeof *tr);
+    int rc;
+
+    if (buf_bytes == 0)
+        buf_bytes = RS_TRACE_BUF_BYTES;
+    if (buf_bytes < RS_TRACE_BUF_MIN_BYTES)
+        buf_bytes = RS_TRACE_BUF_MIN_BYTES;
+    if (!tr) {
+        rs_src_close(src);
+        return rs_fail(err, RS_ENOMEM, "out of memory opening '%s'", name);
+    }
+    tr->src = *src;
+    tr->line = 1;
+    tr->cap = buf_bytes;
+    tr->buf = malloc(buf_bytes);
+    tr->path = dupstr(name);
+    if (!tr->buf || !tr->path) {
+        rs_trace_close(tr);
+        return rs_fail(err, RS_ENOMEM, "out of memory opening '%s'", name);
+    }
+    if ((rc = rs_trace_fill(tr, 8, err))) {
+        rs_trace_close(tr);
+        return rc;
+    }
+    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0] && !tr->fmt; i++)
+        if (fmts[i]->sniff(tr->buf, tr->len))
+            tr->fmt = fmts[i];
+    if (!tr->fmt) {
+        rc = tr->len == 0
+                 ? rs_trace_fail(tr, err, "empty file: not an rssim trace")
+                 : rs_trace_fail(tr, err, "wrong header: not an rssim trace (expected "
+                                          "'#rssim-trace' text or 'RSSIMTRC' binary)");
+        rs_trace_close(tr);
+        return rc;
+    }
+    if ((rc = tr->fmt->read_header(tr, err))) {
+        rs_trace_close(tr);
+        return rc;
+    }
+    rs_op_class_fill(tr->daemon_id, tr->op_class);
+    *r_tr = tr;
+    return 0;
+}
+
+int rs_trace_open(rs_trace **r_tr, const char *path, rs_err *err)
+{
+    rs_src src;
+    int rc = rs_src_open_file(&src, path, err);
+    if (rc)
+        return rc;
+    return rs_trace_open_src(r_tr, &src, path, RS_TRACE_BUF_BYTES, err);
+}
+
+int rs_trace_open_mem(rs_trace **r_tr, const void *data, size_t len, const char *name,
+                      size_t buf_bytes, rs_err *err)
+{
+    rs_src src;
+    int rc = rs_src_open_mem(&src, data, len, err);
+    if (rc)
+        return rs_err_prefix(err, "%s", name);
+    return rs_trace_open_src(r_tr, &src, name, buf_bytes, err);
+}
+
+int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
+{
+    return tr->fmt->next(tr, r_rec, err);
+}
+
+const char *rs_trace_daemon(const rs_trace *tr)
+{
+    return rs_trace_daemon_name(tr->daemon_id);
+}
+
+const char *rs_trace_format(const rs_trace *tr)
+{
+    return tr->fmt->ops->name;
+}
+
+const char *rs_trace_compression(const rs_trace *tr)
+{
+    return tr->src.ops->name;
+}
+
+void rs_trace_close(rs_trace *tr)
+{
+    if (!tr)
+        return;
+    rs_src_close(&tr->src);
+    free(tr->buf);
+    free(tr->path);
+    free(tr);
+}
+
+/* ---- writer ------------------------------------------------------------ */
+
+static void writer_free(rs_trace_writer *w)
+{
+    rs_sink_close(&w->sink);
+    if (w->fd >= 0)
+        close(w->fd);
+    if (w->tmp_path)
+        unlink(w->tmp_path);
+    free(w->buf);
+    free(w->path);
+    free(w->tmp_path);
+    free(w);
+}
+
+int rs_trace_writer_open(rs_trace_writer **r_w, const char *path, const char *format,
+                         const char *daemon, rs_err *err)
+{
+    const rs_fmt *fmt = fmt_by_name(format);
+    int daemon_id = rs_trace_daemon_id(daemon);
+    rs_trace_writer *w;
+    size_t n = strlen(path);
+    int rc;
+
+    if (!fmt)
+        return rs_fail(err, RS_EINPUT, "unknown trace format '%s' (known: text, binary)", format);
+    if (daemon_id < 1)
+        return rs_fail(err, RS_EINPUT, "unknown daemon kind '%s' (known: kv, alloc, mds, osd)",
+                       daemon);
+    if (!(w = calloc(1, sizeof *w)))
+        return rs_fail(err, RS_ENOMEM, "out of memory writing '%s'", path);
+    w->fd = -1;
+    w->fmt = fmt;
+    w->daemon_id = (unsigned)daemon_id;
+    w->cap = RS_TRACE_BUF_BYTES;
+    w->buf = malloc(w->cap);
+    w->path = dupstr(path);
+    if (!w->buf || !w->path || !(w->tmp_path = malloc(n + 5))) {
+        writer_free(w);
+        return rs_fail(err, RS_ENOMEM, "out of memory writing '%s'", path);
+    }
+    memcpy(w->tmp_path, path, n);
+    memcpy(w->tmp_path + n, ".tmp", 5);
+    w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (w->fd < 0) {
+        rc = rs_fail(err, RS_EIO, "cannot create '%s': %s", w->tmp_path, strerror(errno));
+        free(w->tmp_path); /* not ours to unlink */
+        w->tmp_path = NULL;
+        writer_free(w);
+        return rc;
+    }
+    if ((rc = rs_sink_open(&w->sink, rs_sink_for_name(path), w->fd, err))) {
+        writer_free(w);
+        return rc;
+    }
+    rs_op_class_fill(w->daemon_id, w->op_class);
+    fmt->write_header(w);
+    *r_w = w;
+    return 0;
+}
+
+static int writer_drain(rs_trace_writer *w, rs_err *err)
+{
+    int rc = rs_sink_write(&w->sink, w->buf, w->len, err);
+    w->len = 0;
+    return rc ? rs_err_prefix(err, "%s", w->path) : 0;
+}
+
+int rs_trace_write(rs_trace_writer *w, const rs_rec *rec, rs_err *err)
+{
+    int fault = rs_rec_fault(w->op_class, w->prev_t_ns, rec);
+    if (RS_UNLIKELY(fault)) {
+        char where[512];
+        snprintf(where, sizeof where, "%s: record %llu", w->path,
+                 (unsigned long long)w->records + 1);
+        return rs_rec_fail(err, where, fault, w->prev_t_ns, rec, w->daemon_id);
+    }
+    if (RS_UNLIKELY(w->cap - w->len < w->fmt->rec_max_bytes)) {
+        int rc = writer_drain(w, err);
+        if (rc)
+            return rc;
+    }
+    w->fmt->encode(w, rec);
+    w->prev_t_ns = rec->t_ns;
+    w->records++;
+    return 0;
+}
+
+int rs_trace_writer_close(rs_trace_writer *w, rs_err *err)
+{
+    int rc;
+
+    if ((rc = writer_drain(w, err)) == 0 && (rc = rs_sink_finish(&w->sink, err)) != 0)
+        rs_err_prefix(err, "%s", w->path);
+    if (rc) {
+        writer_free(w);
+        return rc;
+    }
+    rs_sink_close(&w->sink);
+    if (close(w->fd) != 0) {
+        w->fd = -1;
+        rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", w->tmp_path, strerror(errno));
+        writer_free(w);
+        return rc;
+    }
+    w->fd = -1;
+    if (rename(w->tmp_path, w->path) != 0) {
+        rc = rs_fail(err, RS_EIO, "cannot rename '%s' to '%s': %s", w->tmp_path, w->path,
+                     strerror(errno));
+        writer_free(w);
+        return rc;
+    }
+    free(w->tmp_path);
+    w->tmp_path = NULL;
+    writer_free(w);
+    return 0;
+}
+
+void rs_trace_writer_abort(rs_trace_writer *w)
+{
+    if (w)
+        writer_free(w);
+}
+
+/* ---- summary ------------------------------------------------------------ */
+
+/* Open-addressing hash set of keys with their last nonzero size. */
+typedef struct keyset {
+    uint64_t *keys;  /* KEY_EMPTY marks a free slot */
+    uint64_t *sizes;
+    size_t cap, n;   /* cap is a power of two; n <= cap / 2 */
+    int has_empty_key;
+    uint64_t empty_key_size;
+} keyset;
+
+#define KEY_EMPTY UINT64_MAX
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return x;
+}
+
+static int keyset_grow(keyset *ks)
+{
+    size_t cap = ks->cap ? 2 * ks->cap : 1024;
+    uint64_t *keys = malloc(cap * sizeof *keys), *sizes = malloc(cap * sizeof *sizes);
+
+    if (!keys || !sizes) {
+        free(keys);
+        free(sizes);
+        return -1;
+    }
+    memset(keys, 0xff, cap * sizeof *keys);
+    for (size_t i = 0; i < ks->cap; i++) {
+        if (ks->keys[i] == KEY_EMPTY)
+            continue;
+        size_t j = mix64(ks->keys[i]) & (cap - 1);
+        while (keys[j] != KEY_EMPTY)
+            j = (j + 1) & (cap - 1);
+        keys[j] = ks->keys[i];
+        sizes[j] = ks->sizes[i];
+    }
+    free(ks->keys);
+    free(ks->sizes);
+    ks->keys = keys;
+    ks->sizes = sizes;
+    ks->cap = cap;
+    return 0;
+}
+
+static int keyset_put(keyset *ks, uint64_t key, uint64_t size_bytes)
+{
+    if (key == KEY_EMPTY) {
+        ks->has_empty_key = 1;
+        if (size_bytes)
+            ks->empty_key_size = size_bytes;
+        return 0;
+    }
+    if (2 * (ks->n + 1) > ks->cap && keyset_grow(ks))
+        return -1;
+    size_t j = mix64(key) & (ks->cap - 1);
+    while (ks->keys[j] != KEY_EMPTY && ks->keys[j] != key)
+        j = (j + 1) & (ks->cap - 1);
+    if (ks->keys[j] == KEY_EMPTY) {
+        ks->keys[j] = key;
+        ks->sizes[j] = 0;
+        ks->n++;
+    }
+    if (size_bytes)
+        ks->sizes[j] = size_bytes;
+    return 0;
+}
+
+int rs_trace_summarize_from(rs_trace *tr, rs_trace_summary *r_sum, rs_err *err)
+{
+    keyset ks = { 0 };
+    rs_rec rec;
+    int rc;
+
+    memset(r_sum, 0, sizeof *r_sum);
+    while ((rc = rs_trace_next(tr, &rec, err)) == 1) {
+        if (r_sum->records == 0)
+            r_sum->t_first_ns = rec.t_ns;
+        r_sum->t_last_ns = rec.t_ns;
+        r_sum->records++;
+        r_sum->op_count[rec.op]++;
+        r_sum->bytes_total += rec.size_bytes;
+        if (keyset_put(&ks, rec.key, rec.size_bytes)) {
+            rc = rs_fail(err, RS_ENOMEM, "out of memory counting the keys of '%s'", tr->path);
+            break;
+        }
+    }
+    if (rc == 0) {
+        r_sum->distinct_keys = ks.n + (uint64_t)ks.has_empty_key;
+        r_sum->bytes_distinct = ks.has_empty_key ? ks.empty_key_size : 0;
+        for (size_t i = 0; i < ks.cap; i++)
+            if (ks.keys[i] != KEY_EMPTY)
+                r_sum->bytes_distinct += ks.sizes[i];
+    }
+    free(ks.keys);
+    free(ks.sizes);
+    return rc;
+}
+
+int rs_trace_summarize(const char *path, rs_trace_summary *r_sum, rs_err *err)
+{
+    rs_trace *tr;
+    int rc = rs_trace_open(&tr, path, err);
+    if (rc)
+        return rc;
+    rc = rs_trace_summarize_from(tr, r_sum, err);
+    rs_trace_close(tr);
+    return rc;
+}
+
+/* ---- SHA-256 (FIPS 180-4) ---------------------------------------------- */
+
+typedef struct sha256 {
+    uint32_t h[8];
+    uint64_t bytes;
+    uint8_t block[64];
+    size_t fill;
+} sha256;
+
+static const uint32_t sha256_k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t rotr32(uint32_t x, unsigned n)
+{
+    return (x >> n) | (x << (32 - n));
+}
+
+static void sha256_init(sha256 *s)
+{
+    static const uint32_t h0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
+    memcpy(s->h, h0, sizeof h0);
+    s->bytes = 0;
+    s->fill = 0;
+}
+
+static void sha256_block(sha256 *s, const uint8_t *p)
+{
+    uint32_t w[64], a, b, c, d, e, f, g, h;
+
+    for (int t = 0; t < 16; t++)
+        w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
+               (uint32_t)p[4 * t + 2] << 8 | p[4 * t + 3];
+    for (int t = 16; t < 64; t++) {
+        uint32_t s0 = rotr32(w[t - 15], 7) ^ rotr32(w[t - 15], 18) ^ (w[t - 15] >> 3);
+        uint32_t s1 = rotr32(w[t - 2], 17) ^ rotr32(w[t - 2], 19) ^ (w[t - 2] >> 10);
+        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+    }
+    a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3];
+    e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
+    for (int t = 0; t < 64; t++) {
+        uint32_t t1 = h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) +
+                      sha256_k[t] + w[t];
+        uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        h = g, g = f, f = e, e = d + t1;
+        d = c, c = b, b = a, a = t1 + t2;
+    }
+    s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d;
+    s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
+}
+
+static void sha256_update(sha256 *s, const uint8_t *p, size_t n)
+{
+    s->bytes += n;
+    while (n) {
+        if (s->fill == 0 && n >= 64) {
+            sha256_block(s, p);
+            p += 64;
+            n -= 64;
+            continue;
+        }
+        size_t k = 64 - s->fill < n ? 64 - s->fill : n;
+        memcpy(s->block + s->fill, p, k);
+        s->fill += k;
+        p += k;
+        n -= k;
+        if (s->fill == 64) {
+            sha256_block(s, s->block);
+            s->fill = 0;
+        }
+    }
+}
+
+static void sha256_final(sha256 *s, uint8_t r_digest[32])
+{
+    uint64_t bits = s->bytes * 8;
+    uint8_t pad[72] = { 0x80 };
+    size_t padlen = (s->fill < 56 ? 56 : 120) - s->fill;
+
+    for (int i = 0; i < 8; i++)
+        pad[padlen + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
+    sha256_update(s, pad, padlen + 8);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 4; j++)
+            r_digest[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
+}
+
+int rs_file_sha256(const char *path, char r_hex[65], rs_err *err)
+{
+    static const char hex[] = "0123456789abcdef";
+    enum { CHUNK = 1 << 16 };
+    sha256 s;
+    uint8_t d[32];
+    uint8_t *buf = malloc(CHUNK);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (!buf || fd < 0) {
+        int rc = !buf ? rs_fail(err, RS_ENOMEM, "out of memory hashing '%s'", path)
+                      : rs_fail(err, errno == ENOENT || errno == ENOTDIR ? RS_EINPUT : RS_EIO,
+                                "cannot open '%s': %s", path, strerror(errno));
+        free(buf);
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    sha256_init(&s);
+    for (;;) {
+        ssize_t got = read(fd, buf, CHUNK);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            int rc = rs_fail(err, RS_EIO, "cannot read '%s': %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return rc;
+        }
+        if (got == 0)
+            break;
+        sha256_update(&s, buf, (size_t)got);
+    }
+    free(buf);
+    close(fd);
+    sha256_final(&s, d);
+    for (int i = 0; i < 32; i++) {
+        r_hex[2 * i] = hex[d[i] >> 4];
+        r_hex[2 * i + 1] = hex[d[i] & 15];
+    }
+    r_hex[64] = '\0';
+    return 0;
+}

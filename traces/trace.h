@@ -1,0 +1,109 @@
+/*
+ * trace.h — rssim trace records and the streaming reader/writer API.
+ *
+ * A trace is a time-ordered stream of fixed-size records (rs_rec).  Two
+ * encodings exist, both versioned (v1) and both readable plain, gzip- or
+ * zstd-compressed (detected from the first bytes, not the file name):
+ *   - text:   TSV, first line "#rssim-trace<TAB>v1<TAB>daemon=<kind>",
+ *             second line the column names, then one record per line;
+ *   - binary: a 16-byte header ("RSSIMTRC", u32 version, u32 daemon id)
+ *             followed by 32-byte little-endian records.
+ * docs/trace-format.md is the normative spec.  Reading is streaming with a
+ * bounded buffer, so a trace larger than RAM works.
+ *
+ * Validation happens in the reader: wrong field count, non-numeric field,
+ * negative size, unknown op, time going backwards, truncated binary record,
+ * wrong header or version all fail with RS_EINPUT and a message
+ * "FILE:LINE: what" (for binary, LINE is the 1-based record number + 1, so
+ * the header is line 1, as in text).
+ */
+#ifndef RS_TRACE_H
+#define RS_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sim/err.h"
+
+/* Operation codes.  Values are part of the binary format: never renumber. */
+typedef enum rs_op {
+    RS_OP_GET = 1,     /* kv: read key; miss inserts size_bytes */
+    RS_OP_SET = 2,     /* kv: write key with size_bytes */
+    RS_OP_DEL = 3,     /* kv: remove key */
+    RS_OP_PIN = 4,     /* kv: pin key (an open reference: never trimmed) */
+    RS_OP_UNPIN = 5,   /* kv: drop that reference */
+    RS_OP_MALLOC = 16, /* alloc: handle=key, size_bytes, thread */
+    RS_OP_FREE = 17,   /* alloc: handle=key, thread */
+    RS_OP__MAX = 255,
+} rs_op;
+
+/* One record; the binary encoding is exactly these 32 bytes, little-endian. */
+typedef struct rs_rec {
+    uint64_t t_ns;       /* virtual time, nanoseconds, non-decreasing */
+    uint64_t key;        /* object key / handle / inode, per op */
+    uint64_t size_bytes; /* object or allocation size */
+    uint32_t aux;        /* op-specific extra (0 for kv) */
+    uint16_t thread;     /* issuing thread or client */
+    uint8_t op;          /* rs_op */
+    uint8_t flags;       /* reserved, 0 */
+} rs_rec;
+
+_Static_assert(sizeof(rs_rec) == 32, "rs_rec is the 32-byte binary record");
+
+/* Name of op ("GET") or NULL when unknown; and the reverse (-1 unknown). */
+const char *rs_op_name(unsigned op);
+int rs_op_parse(const char *name, size_t len);
+
+/* Daemon kinds a trace may declare: "kv", "alloc", "mds", "osd". */
+int rs_trace_daemon_id(const char *name);       /* -1 when unknown */
+const char *rs_trace_daemon_name(unsigned id);  /* NULL when unknown */
+
+typedef struct rs_trace rs_trace;
+
+/* Open path for reading (plain/.gz/.zst, text or binary, detected). */
+int rs_trace_open(rs_trace **r_tr, const char *path, rs_err *err);
+/* Next record: 1 = a record in *r_rec, 0 = end of trace, <0 = error. */
+int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err);
+const char *rs_trace_daemon(const rs_trace *tr); /* e.g. "kv" */
+const char *rs_trace_format(const rs_trace *tr); /* "text" | "binary" */
+const char *rs_trace_compression(const rs_trace *tr); /* "none"|"gzip"|"zstd" */
+void rs_trace_close(rs_trace *tr);
+
+typedef struct rs_trace_writer rs_trace_writer;
+
+/* Create path (written as path.tmp, renamed on a successful close).
+ * format: "text" or "binary"; compression from the name: ".gz", ".zst". */
+int rs_trace_writer_open(rs_trace_writer **r_w, const char *path,
+                         const char *format, const char *daemon, rs_err *err);
+int rs_trace_write(rs_trace_writer *w, const rs_rec *rec, rs_err *err);
+/* Flush, close and rename into place; on error the partial file is removed. */
+int rs_trace_writer_close(rs_trace_writer *w, rs_err *err);
+/* Abandon: close and remove the temporary file. */
+void rs_trace_writer_abort(rs_trace_writer *w);
+
+/* Summary of a whole trace (rssim trace stats). */
+typedef struct rs_trace_summary {
+    uint64_t records;
+    uint64_t t_first_ns, t_last_ns;
+    uint64_t op_count[RS_OP__MAX + 1];
+    uint64_t distinct_keys;   /* exact, via a hash set */
+    uint64_t bytes_total;     /* sum of size_bytes over all records */
+    uint64_t bytes_distinct;  /* sum of the last size seen per distinct key
+                                 (records with size_bytes 0, e.g. DEL/FREE, do
+                                 not reset a key's size) */
+} rs_trace_summary;
+
+int rs_trace_summarize(const char *path, rs_trace_summary *r_sum, rs_err *err);
+/* The same over the remaining records of an open trace (tr stays open). */
+int rs_trace_summarize_from(rs_trace *tr, rs_trace_summary *r_sum, rs_err *err);
+
+/* SHA-256 of the file's bytes as 64 hex characters + NUL. */
+int rs_file_sha256(const char *path, char r_hex[65], rs_err *err);
+
+/* Trace formats and their registry entries (conformance-tested). */
+typedef struct rs_trace_format_ops {
+    const char *name; /* "text" | "binary" */
+    const char *doc;
+} rs_trace_format_ops;
+
+#endif
