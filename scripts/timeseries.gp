@@ -21,6 +21,9 @@ if (term eq 'svg') {
 } else {
     set terminal pngcairo size 1200,700 font 'DejaVu Sans,12' noenhanced
 }
+if (term eq 'dumb') {
+    set terminal dumb size 100,32 noenhanced
+}
 set output out
 set datafile columnheaders
 set encoding utf8

@@ -3,7 +3,7 @@
  * (not a ctest: built by tests/jemalloc.cmake, run by hand).
  *
  *   bench_alloc_jemalloc [pairs [live [never|immediate [random|oldest|both]]]]
- *   bench_alloc_jemalloc footprint
+ *   bench_alloc_jemalloc footprint [count [size]]
  *
  * churn: `live` allocations are made, then `pairs` times one live allocation
  * is freed and a new one of a random size allocated (60 % 16..256 B, 30 %
@@ -11,8 +11,9 @@
  * random (worst case: every free is a cache miss) and then oldest-first (what
  * an LRU cache does).  The same loop without the model is timed too, so the
  * model's own cost can be read off.
- * footprint: 10 M live 64-byte allocations; the model's host bytes per
- * allocation (rs_je_footprint_bytes) and the process's peak RSS growth.
+ * footprint: `count` (10 M) live allocations of `size` (64) bytes; the model's
+ * host bytes per allocation (rs_je_footprint_bytes, array capacities
+ * included) and the process's peak RSS growth.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -77,14 +78,16 @@ static int churn(uint64_t pairs, uint64_t live, const char *purge, int fifo)
     }
     rs_config_free(cfg);
 
-    rs_addr *addr = malloc(live * sizeof *addr);
-    uint32_t *size = malloc(live * sizeof *size);
-    if (!addr || !size)
+    struct live_alloc {
+        rs_addr addr;
+        uint64_t size_bytes;
+    } *v = malloc(live * sizeof *v);
+    if (!v)
         return 1;
     rng = 88172645463325252ull;
     for (uint64_t i = 0; i < live; i++) {
-        size[i] = (uint32_t)draw_size();
-        addr[i] = ops->alloc(st, size[i], 0, 0);
+        v[i].size_bytes = draw_size();
+        v[i].addr = ops->alloc(st, v[i].size_bytes, 0, 0);
     }
 
     /* the harness alone: same RNG and array traffic, no model */
@@ -93,7 +96,7 @@ static int churn(uint64_t pairs, uint64_t live, const char *purge, int fifo)
     for (uint64_t k = 0; k < pairs; k++) {
         uint64_t i = fifo ? slot : next_u64() % live;
         slot = slot + 1 == live ? 0 : slot + 1;
-        sink += addr[i] + size[i] + draw_size();
+        sink += v[i].addr + v[i].size_bytes + draw_size();
     }
     double t_harness = now_s() - t0;
     rng = saved;
@@ -103,9 +106,9 @@ static int churn(uint64_t pairs, uint64_t live, const char *purge, int fifo)
     for (uint64_t k = 0; k < pairs; k++) {
         uint64_t i = fifo ? slot : next_u64() % live;
         slot = slot + 1 == live ? 0 : slot + 1;
-        ops->free(st, addr[i], size[i], 0, 0);
-        size[i] = (uint32_t)draw_size();
-        addr[i] = ops->alloc(st, size[i], 0, 0);
+        ops->free(st, v[i].addr, v[i].size_bytes, 0, 0);
+        v[i].size_bytes = draw_size();
+        v[i].addr = ops->alloc(st, v[i].size_bytes, 0, 0);
     }
     double t_model = now_s() - t0;
     rs_alloc_stats s;
@@ -121,15 +124,13 @@ static int churn(uint64_t pairs, uint64_t live, const char *purge, int fifo)
            s.resident_bytes / 1e6, s.mapped_bytes / 1e6, s.dirty_bytes / 1e6,
            rs_je_footprint_bytes(st) / 1e6, (unsigned long long)(sink & 1));
     ops->destroy(st);
-    free(addr);
-    free(size);
+    free(v);
     return 0;
 }
 
-/* 10 M live 64-byte allocations: host bytes per simulated allocation. */
-static int footprint(void)
+/* n live allocations of size_bytes: host bytes per simulated allocation. */
+static int footprint(uint64_t n, uint64_t size_bytes)
 {
-    enum { NLIVE = 10000000 };
     const rs_alloc_ops *ops = &rs_alloc_jemalloc;
     rs_err err = {0};
     void *st = NULL;
@@ -140,15 +141,16 @@ static int footprint(void)
     }
     double t0 = now_s();
     uint64_t failed = 0;
-    for (uint64_t i = 0; i < NLIVE; i++)
-        failed += ops->alloc(st, 64, 0, 0) == 0;
+    for (uint64_t i = 0; i < n; i++)
+        failed += ops->alloc(st, size_bytes, 0, 0) == 0;
     double t_fill = now_s() - t0;
     uint64_t fp = rs_je_footprint_bytes(st);
     long rss1 = maxrss_kb();
-    printf("footprint: %d live 64-byte allocations (%llu failed) in %.2f s: model state %llu bytes "
-           "= %.3f bytes/allocation; peak RSS grew %ld KiB = %.3f bytes/allocation\n",
-           NLIVE, (unsigned long long)failed, t_fill, (unsigned long long)fp,
-           (double)fp / NLIVE, rss1 - rss0, (double)(rss1 - rss0) * 1024.0 / NLIVE);
+    printf("footprint: %llu live %llu-byte allocations (%llu failed) in %.2f CPU s: model state "
+           "%llu bytes = %.3f bytes/allocation; peak RSS grew %ld KiB = %.3f bytes/allocation\n",
+           (unsigned long long)n, (unsigned long long)size_bytes, (unsigned long long)failed,
+           t_fill, (unsigned long long)fp, (double)fp / (double)n, rss1 - rss0,
+           (double)(rss1 - rss0) * 1024.0 / (double)n);
     ops->destroy(st);
     return 0;
 }
@@ -156,14 +158,15 @@ static int footprint(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "footprint") == 0)
-        return footprint();
+        return argc > 2 ? footprint(strtoull(argv[2], NULL, 10), argc > 3 ? strtoull(argv[3], NULL, 10) : 64)
+                        : footprint(10000000, 64);
     uint64_t pairs = argc > 1 ? strtoull(argv[1], NULL, 10) : 20000000;
     uint64_t live = argc > 2 ? strtoull(argv[2], NULL, 10) : 1000000;
     const char *purge = argc > 3 ? argv[3] : NULL;
     const char *order = argc > 4 ? argv[4] : "both";
     if (pairs == 0 || live == 0) {
         fprintf(stderr, "usage: bench_alloc_jemalloc [pairs [live [never|immediate [random|oldest|both]]]]"
-                        " | footprint\n");
+                        " | footprint [count [size]]\n");
         return 2;
     }
     int rc = 0;

@@ -77,17 +77,19 @@ static int span_is(const uint8_t *s, size_t n, const char *lit)
 
 static int text_read_header(rs_trace *tr, rs_err *err)
 {
-    const uint8_t *s;
-    size_t n;
+    const uint8_t *s = NULL;
+    size_t n = 0;
     char q[256];
     int rc = text_line(tr, &s, &n, err);
 
     if (rc < 0)
         return rc;
     size_t k = sizeof header_magic - 1;
-    const uint8_t *ver = s + k, *tab = NULL, *end = s + n;
-    if (rc == 1 && n > k && memcmp(s, header_magic, k) == 0)
+    const uint8_t *ver = s, *tab = NULL, *end = s + n;
+    if (rc == 1 && n > k && memcmp(s, header_magic, k) == 0) {
+        ver = s + k;
         tab = memchr(ver, '\t', (size_t)(end - ver));
+    }
     if (!tab)
         return rs_trace_fail(tr, err, "wrong header: expected '#rssim-trace<TAB>v1<TAB>daemon=KIND', got '%s'",
                              rc == 1 ? rs_quote(q, sizeof q, s, n) : "");

@@ -61,6 +61,10 @@ typedef struct rs_alloc_ops {
      * malloc_trim).  May be NULL when the allocator has none. */
     void (*release)(void *state, uint64_t now_ns);
     void (*stats)(const void *state, rs_alloc_stats *r_stats);
+    /* Optional hint: addr will soon be freed.  Stage 0 may fetch what
+     * locates it (a page map entry), stage 1 (later) what that points to.
+     * Never changes state. */
+    void (*prefetch)(const void *state, rs_addr addr, int stage);
 } rs_alloc_ops;
 
 /* An instance: the ops and the state, as handed to daemons. */

@@ -39,13 +39,16 @@
  * which gives requested <= allocated <= active <= resident <= mapped at every
  * step (asserted after each operation).
  *
- * Simulator cost: per page 8 bytes (owner extent, live-region count, resident
- * bit), per extent a 32-byte record (pairing-heap links, no per-allocation
- * table), per slab one bit per region.  The hot path does no host allocation
- * except geometric growth of these arrays, and no scan longer than a slab's
- * 8-word bitmap; free() never allocates.  Later fidelities add the thread cache
- * (in front of arena_malloc_small/arena_dalloc_small), decay (over the dirty
- * set, driven by advance()) and several arenas (one je_arena each).
+ * Simulator cost: per page 8 bytes (owner, live-region count, resident bit),
+ * per extent a 32-byte record (pairing-heap links), per slab a block of one
+ * header word and one bit per region; no per-allocation table (frees are
+ * sized, and the page map finds the slab).  A small free touches the page
+ * entry and the slab's block only.  The hot path does no host allocation
+ * except geometric growth of these arrays, no scan longer than a slab's 8-word
+ * bitmap, and first fit is O(log) (a min-tree over the size-class heaps);
+ * free() never allocates, so it cannot fail.  Later fidelities add the thread
+ * cache (in front of arena_malloc_small/arena_dalloc_small), decay (over the
+ * dirty set, driven by advance()) and several arenas (one je_arena each).
  */
 #include "jemalloc.h"
 
@@ -230,8 +233,11 @@ enum ext_kind {
     EXT_RELEASED, /* free, purged: no resident page ("retained") */
 };
 
+/* Page map entry.  Exact on every page of a live slab and on the first and
+ * last page of every other extent; interior pages of other extents keep
+ * stale owner/slab values that nothing reads. */
 typedef struct je_page {
-    uint32_t owner;    /* slab page: the slab's block; other: the extent (first and last page) */
+    uint32_t owner;    /* slab page: the slab's block; other: the extent */
     uint16_t live;     /* slab: live regions overlapping this page */
     uint8_t resident;  /* 1 once touched, 0 after release */
     uint8_t slab;      /* k + 1 for page k of a live slab, 0 otherwise */
@@ -335,8 +341,8 @@ static int grow(void **arr, uint32_t *cap, uint64_t need, size_t elem_bytes)
     return 0;
 }
 
-/* Make sure one extent record, bitmap words for a slab of nwords (0: none)
- * and npages pages above the top are available, so what follows cannot fail. */
+/* Make sure one extent record, a slab block of nwords words (0: none) and
+ * npages pages above the top are available, so what follows cannot fail. */
 static int reserve(je_state *st, unsigned nwords, uint32_t npages)
 {
     if (st->exts_nfree == 0) {
@@ -1062,6 +1068,20 @@ static void je_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
     assert(stats_ordered(st));
 }
 
+/* Stage 0: the page map entry of addr; stage 1: the slab block it names. */
+static void je_prefetch(const void *state, rs_addr addr, int stage)
+{
+    const je_state *st = state;
+    uint64_t p = (addr - BASE_ADDR) >> LG_PAGE;
+    if (addr < BASE_ADDR || p >= st->top_pages)
+        return;
+    if (stage == 0) {
+        __builtin_prefetch(&st->pages[p]);
+    } else if (st->pages[p].slab) {
+        __builtin_prefetch(&st->words[st->pages[p].owner], 1);
+    }
+}
+
 static uint64_t je_usable_size(const void *state, uint64_t size_bytes)
 {
     (void)state;
@@ -1088,6 +1108,7 @@ const rs_alloc_ops rs_alloc_jemalloc = {
     .advance = NULL,
     .release = je_release,
     .stats = je_stats,
+    .prefetch = je_prefetch,
 };
 
 /* ---- audit and footprint (tests, benchmarks) --------------------------- */

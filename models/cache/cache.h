@@ -40,6 +40,9 @@ typedef struct rs_cache_ops {
     /* Optional hint: id is about to be touched or removed; stage 0 may
      * fetch its own links, stage 1 (later) its neighbours'. */
     void (*prefetch)(const void *state, rs_oid id, int stage);
+    /* Optional: the victim that would follow id once id is removed, or
+     * RS_OID_NONE; lets a trim prefetch the objects it will evict. */
+    rs_oid (*next_victim)(const void *state, rs_oid id);
     /* Objects held, pinned included. */
     uint64_t (*count)(const void *state);
 } rs_cache_ops;

@@ -161,6 +161,12 @@ static void lru_prefetch(const void *state, rs_oid id, int stage)
         __builtin_prefetch(&l->ln[ln.next], 1);
 }
 
+static rs_oid lru_next_victim(const void *state, rs_oid id)
+{
+    const lru *l = state;
+    return l->ln[id].prev;
+}
+
 static rs_oid lru_victim(void *state)
 {
     const lru *l = state;
@@ -186,5 +192,6 @@ const rs_cache_ops rs_cache_lru = {
     .unpin = lru_unpin,
     .victim = lru_victim,
     .prefetch = lru_prefetch,
+    .next_victim = lru_next_victim,
     .count = lru_count,
 };

@@ -95,6 +95,8 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
         else
             o->untracked_bytes += parts[i].size_bytes;
     }
+    for (unsigned i = n; i < o->max_parts; i++)
+        slot[i] = 0;
     o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
     o->live_count++;
     *r_id = id;

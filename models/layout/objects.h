@@ -57,6 +57,24 @@ static inline const rs_obj *rs_objects_get(const rs_objects *o, rs_oid id)
     return &o->obj[id];
 }
 
+/* Hint that object id will soon die: stage 0 fetches its record and
+ * address slots, stage 1 its allocations' allocator metadata (stage 0 of
+ * the allocator's prefetch), stage 2 the allocator's stage 1. */
+static inline void rs_objects_prefetch(const rs_objects *o, rs_oid id, int stage)
+{
+    const rs_addr *slot = &o->addr[(size_t)id * o->max_parts];
+    if (stage == 0) {
+        __builtin_prefetch(&o->obj[id]);
+        __builtin_prefetch(slot);
+        return;
+    }
+    if (!o->alloc->ops->prefetch)
+        return;
+    for (unsigned i = 0; i < o->max_parts; i++)
+        if (slot[i])
+            o->alloc->ops->prefetch(o->alloc->state, slot[i], stage - 1);
+}
+
 /* Accounted bytes of one object (its tracked parts). */
 uint64_t rs_objects_accounted(const rs_objects *o, rs_oid id);
 

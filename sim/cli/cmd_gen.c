@@ -82,6 +82,7 @@ int cmd_gen(int argc, char **argv)
     rs_config *cfg = NULL;
     rs_trace_writer *w = NULL;
     rs_err err = { 0 };
+    char cmd[96];
     int rc, status = 0;
 
     if (argc < 2) {
@@ -100,50 +101,47 @@ int cmd_gen(int argc, char **argv)
             gen_help(g);
             return 0;
         }
+    snprintf(cmd, sizeof cmd, "gen %s", g->name);
     if ((rc = rs_config_new_with(&cfg, g->params, &err)))
         return rs_cli_report(&err);
     for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *value;
+        const char *a = argv[i], *value, *eq;
         char key[128], origin[160], kv[1024];
         size_t klen;
 
-        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--format")) {
-            if (i + 1 == argc) {
-                status = rs_cli_usage_error("gen", "%s needs a value", a);
-                goto out;
-            }
-            *(a[1] == 'f' || a[2] == 'f' ? &format : &out) = argv[++i];
-            continue;
-        }
-        if (strncmp(a, "--", 2) != 0 || !a[2]) {
-            status = rs_cli_usage_error("gen", "unexpected argument '%s'", a);
+        if (strncmp(a, "--", 2) != 0 && strcmp(a, "-o") != 0) {
+            status = rs_cli_usage_error(cmd, "unexpected argument '%s'", a);
             goto out;
         }
-        const char *eq = strchr(a + 2, '=');
-        klen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        if (klen >= sizeof key) {
-            status = rs_cli_usage_error("gen", "option too long: '%s'", a);
+        /* -o FILE, --name value, --name=value */
+        const char *name = strcmp(a, "-o") == 0 ? "output" : a + 2;
+        eq = strchr(name, '=');
+        klen = eq ? (size_t)(eq - name) : strlen(name);
+        if (klen == 0 || klen >= sizeof key) {
+            status = rs_cli_usage_error(cmd, "bad option '%s'", a);
             goto out;
         }
-        memcpy(key, a + 2, klen);
+        memcpy(key, name, klen);
         key[klen] = '\0';
-        if (!eq && (!strcmp(key, "output") || !strcmp(key, "format")))
-            continue; /* handled above */
-        if (eq && (!strcmp(key, "output") || !strcmp(key, "format"))) {
-            *(key[0] == 'f' ? &format : &out) = eq + 1;
-            continue;
-        }
-        if (!rs_config_param(cfg, key)) {
-            status = rs_cli_usage_error("gen", "unknown option '--%s' for generator '%s'", key,
-                                        g->name);
-            goto out;
-        }
         if (eq) {
             value = eq + 1;
         } else if (i + 1 < argc) {
             value = argv[++i];
         } else {
-            status = rs_cli_usage_error("gen", "--%s needs a value", key);
+            status = rs_cli_usage_error(cmd, "%s needs a value", a);
+            goto out;
+        }
+        if (strcmp(key, "output") == 0) {
+            out = value;
+            continue;
+        }
+        if (strcmp(key, "format") == 0) {
+            format = value;
+            continue;
+        }
+        if (!rs_config_param(cfg, key)) {
+            status = rs_cli_usage_error(cmd, "unknown option '--%s' for generator '%s'", key,
+                                        g->name);
             goto out;
         }
         snprintf(origin, sizeof origin, "--%s", key);
@@ -152,7 +150,7 @@ int cmd_gen(int argc, char **argv)
             goto fail;
     }
     if (!out) {
-        status = rs_cli_usage_error("gen", "needs -o FILE");
+        status = rs_cli_usage_error(cmd, "needs -o FILE");
         goto out;
     }
     if (!format)

@@ -68,7 +68,8 @@ static void usage(FILE *f)
             "      --run ID      the run (timeseries)\n"
             "      --sweep ID    the sweep (overshoot)\n"
             "      --db PATH     SQLite database (default %s)\n"
-            "  -o, --output F    the image: .png (pngcairo) or .svg; its folder is created\n"
+            "  -o, --output F    the image: .png (pngcairo), .svg, or .txt (text, for a\n"
+            "                    terminal or a README); its folder is created\n"
             "  -h, --help        this help\n\n"
             "env: RSSIM_GNUPLOT (gnuplot program), RSSIM_SCRIPTS (templates folder)\n",
             rs_cli_default_db());
@@ -578,8 +579,10 @@ int cmd_plot(int argc, char **argv)
         term = "pngcairo";
     else if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".svg"))
         term = "svg";
+    else if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".txt"))
+        term = "dumb";
     else
-        return rs_cli_usage_error("plot", "output '%s' must end in .png or .svg", out);
+        return rs_cli_usage_error("plot", "output '%s' must end in .png, .svg or .txt", out);
 
     rs_err err = { 0 };
     rs_store *st = NULL;

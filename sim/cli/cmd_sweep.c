@@ -142,15 +142,19 @@ int cmd_sweep(int argc, char **argv)
             }
             break;
         case 's':
-            if (nsets == MAX_SETS)
+            if (nsets == MAX_SETS) {
+                rs_grid_release(&grid);
                 return rs_cli_usage_error("sweep", "more than %d --set options", MAX_SETS);
+            }
             sets[nsets++] = optarg;
             break;
         case 'j': {
             char *end;
             long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > MAX_JOBS)
+            if (*end || v < 1 || v > MAX_JOBS) {
+                rs_grid_release(&grid);
                 return rs_cli_usage_error("sweep", "--jobs: expected 1..%d, got '%s'", MAX_JOBS, optarg);
+            }
             jobs = (int)v;
             break;
         }

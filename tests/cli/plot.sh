@@ -44,6 +44,13 @@ check "overshoot svg: series title" grep -q 'trim_interval=200ms' "$T/plots/ov.s
 check "overshoot svg: (1-x)^-1 curve named" grep -q '(1−x)⁻¹' "$T/plots/ov.svg"
 check "overshoot svg: y label" grep -q 'RAM per byte of limit (rss/limit)' "$T/plots/ov.svg"
 
+# text (gnuplot's dumb terminal), as the README shows
+expect_status 0 "overshoot txt" "$RSSIM" plot overshoot --db "$DB" --sweep 1 -o "$T/plots/ov.txt"
+check "overshoot txt: axis label" grep -q 'cache limit (MiB)' "$T/plots/ov.txt"
+check "overshoot txt: drawn points" grep -q 'trim_interval=200ms' "$T/plots/ov.txt"
+expect_status 0 "timeseries txt" "$RSSIM" plot timeseries --db "$DB" --run 9 -o "$T/plots/ts.txt"
+check "timeseries txt: axis label" grep -q 'virtual time (s)' "$T/plots/ts.txt"
+
 # refusals
 expect_status 2 "unknown run" "$RSSIM" plot timeseries --db "$DB" --run 42 -o "$T/x.png"
 stderr_has "unknown run message" "no run 42 in '$DB'"
@@ -51,7 +58,7 @@ expect_status 2 "run not done" "$RSSIM" plot timeseries --db "$DB" --run 10 -o "
 stderr_has "not done message" "run 10 in '$DB' is running, not done"
 expect_status 2 "failed run" "$RSSIM" plot timeseries --db "$DB" --run 8 -o "$T/x.png"
 expect_status 2 "jpg" "$RSSIM" plot timeseries --db "$DB" --run 9 -o "$T/x.jpg"
-stderr_has "jpg message" "must end in .png or .svg"
+stderr_has "jpg message" "must end in .png, .svg or .txt"
 expect_status 2 "no suffix" "$RSSIM" plot timeseries --db "$DB" --run 9 -o "$T/x"
 expect_status 2 "no -o" "$RSSIM" plot timeseries --db "$DB" --run 9
 expect_status 2 "timeseries with --sweep" "$RSSIM" plot timeseries --db "$DB" --sweep 1 -o "$T/x.png"
