@@ -6,6 +6,7 @@
 #include "../models/alloc/alloc.h"
 #include "../models/daemon/daemon.h"
 #include "../traces/trace.h"
+#include "alloc_tee.h"
 #include "engine.h"
 #include "registry.h"
 #include "sampler.h"
@@ -25,6 +26,29 @@ static void on_prefetch(void *ctx, const rs_rec *rec, int stage)
 int rs_run_execute(const char *trace_path, const rs_config *cfg, rs_result *r_res,
                    rs_run_stats *r_stats, rs_err *err)
 {
+    return rs_run_execute_opts(trace_path, cfg, NULL, r_res, r_stats, err);
+}
+
+/* The writer format for an emitted trace: text for .tsv/.txt names. */
+static const char *format_for(const char *path)
+{
+    size_t n = strlen(path);
+    const char *end = path + n;
+    if (n > 3 && !strcmp(end - 3, ".gz"))
+        end -= 3;
+    else if (n > 4 && !strcmp(end - 4, ".zst"))
+        end -= 4;
+    size_t m = (size_t)(end - path);
+    if ((m > 4 && !strncmp(end - 4, ".tsv", 4)) || (m > 4 && !strncmp(end - 4, ".txt", 4)))
+        return "text";
+    return "binary";
+}
+
+int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_run_opts *opts,
+                        rs_result *r_res, rs_run_stats *r_stats, rs_err *err)
+{
+    rs_trace_writer *emit = NULL;
+    rs_alloc_tee tee;
     const void *dops = NULL, *aops = NULL;
     const rs_daemon_ops *daemon = NULL;
     rs_trace *tr = NULL;
@@ -64,6 +88,12 @@ int rs_run_execute(const char *trace_path, const rs_config *cfg, rs_result *r_re
         alloc.ops = NULL;
         goto out;
     }
+    if (opts && opts->emit_alloc_trace) {
+        if ((rc = rs_trace_writer_open(&emit, opts->emit_alloc_trace, format_for(opts->emit_alloc_trace),
+                                       "alloc", err)))
+            goto out;
+        rs_alloc_tee_wrap(&alloc, &tee, emit);
+    }
     rs_daemon_env env = { .cfg = cfg, .engine = &eng, .alloc = &alloc };
     if ((rc = daemon->create(&env, &dstate, err)))
         goto out;
@@ -89,9 +119,23 @@ int rs_run_execute(const char *trace_path, const rs_config *cfg, rs_result *r_re
     if (r_stats)
         *r_stats = (rs_run_stats){ .events = eng.events, .end_ns = end_ns,
                                    .timer_events = eng.timer_events };
+    if (emit) {
+        if (tee.failed) {
+            *err = tee.err;
+            rc = tee.err.code;
+            goto out;
+        }
+        rs_alloc_tee_unwrap(&alloc, &tee); /* the daemon's teardown is not part of the run */
+        rc = rs_trace_writer_close(emit, err);
+        emit = NULL;
+    }
 out:
     if (dstate)
         daemon->destroy(dstate);
+    if (emit) {
+        rs_alloc_tee_unwrap(&alloc, &tee);
+        rs_trace_writer_abort(emit);
+    }
     if (alloc.ops)
         alloc.ops->destroy(alloc.state);
     if (tr)

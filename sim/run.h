@@ -23,9 +23,20 @@ typedef struct rs_run_stats {
     uint64_t timer_events;
 } rs_run_stats;
 
+/* What a run may do besides producing its result. */
+typedef struct rs_run_opts {
+    /* Write every allocator call of the run to this allocation trace
+     * (daemon "alloc"; binary unless it ends in .tsv/.txt; .gz/.zst
+     * compress).  Created only if the run succeeds.  NULL: none. */
+    const char *emit_alloc_trace;
+} rs_run_opts;
+
 /* Replay trace_path under cfg into *r_res (initialised by the caller).
  * On failure *r_res holds whatever was sampled; the caller discards it. */
 int rs_run_execute(const char *trace_path, const rs_config *cfg, rs_result *r_res,
                    rs_run_stats *r_stats, rs_err *err);
+/* The same with options (opts may be NULL). */
+int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_run_opts *opts,
+                        rs_result *r_res, rs_run_stats *r_stats, rs_err *err);
 
 #endif

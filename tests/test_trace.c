@@ -195,24 +195,28 @@ static void test_round_trips(void)
     free(b);
 }
 
-/* Expect opening + reading text to fail with a message containing want. */
+/* Expect opening + reading data to fail with a message containing want,
+ * with text's fast path on and off. */
 static void expect_fail_buf(const void *data, size_t n, size_t buf, const char *want, int line)
 {
-    rs_err err = { 0 };
-    rs_trace *tr;
-    rs_rec r;
-    int rc = rs_trace_open_mem(&tr, data, n, "T", buf, &err);
-    if (rc == 0) {
-        while ((rc = rs_trace_next(tr, &r, &err)) == 1)
-            ;
-        rs_trace_close(tr);
-    }
-    if (rc >= 0 || err.code != RS_EINPUT || !strstr(err.msg, want)) {
-        check_failed++;
-        fprintf(stderr, "%s:%d: expected error containing \"%s\", got rc %d: \"%s\"\n", __FILE__,
-                line, want, rc, err.msg);
-    } else {
-        check_passed++;
+    for (int slow = 0; slow < 2; slow++) {
+        rs_err err = { 0 };
+        rs_trace *tr;
+        rs_rec r;
+        int rc = rs_trace_open_mem(&tr, data, n, "T", buf, &err);
+        if (rc == 0) {
+            tr->no_fast_path = slow;
+            while ((rc = rs_trace_next(tr, &r, &err)) == 1)
+                ;
+            rs_trace_close(tr);
+        }
+        if (rc >= 0 || err.code != RS_EINPUT || !strstr(err.msg, want)) {
+            check_failed++;
+            fprintf(stderr, "%s:%d: expected error containing \"%s\", got rc %d: \"%s\"%s\n",
+                    __FILE__, line, want, rc, err.msg, slow ? " (no fast path)" : "");
+        } else {
+            check_passed++;
+        }
     }
 }
 

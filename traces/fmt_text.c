@@ -9,7 +9,10 @@
  * are unsigned decimal; the op is its name.  Later lines starting with '#'
  * are comments, empty lines are skipped, a trailing CR is ignored.  Lines
  * are found with memchr in the reader's buffer and numbers are parsed by
- * hand (no sscanf/strtoull: no locale, no copies, exact error kinds).  A
+ * hand (no sscanf/strtoull: no locale, no copies, exact error kinds): a
+ * one-pass fast path takes well-formed lines, and anything it does not
+ * accept goes to a slower parser that splits the fields first and names
+ * exactly what is wrong (or accepts, e.g. 20-digit numbers).  A
  * line must fit the reader's buffer (1 MiB).  The writer always writes all
  * 6 fields, so text -> binary -> text reproduces the bytes of a canonical
  * text trace.
@@ -168,7 +171,67 @@ static int field_fail(rs_trace *tr, rs_err *err, int kind, int field, const uint
     return rs_trace_fail(tr, err, "non-numeric %s '%s'", field_names[field], q);
 }
 
-static int text_parse(rs_trace *tr, const uint8_t *s, size_t n, rs_rec *r, rs_err *err)
+/* The op named by s[0..n), or -1. */
+static inline int op_lookup(const rs_trace *tr, const uint8_t *s, size_t n)
+{
+    for (size_t i = 0; i < tr->nops; i++)
+        if (tr->ops[i].len == n && memcmp(tr->ops[i].name, s, n) == 0)
+            return tr->ops[i].op;
+    return -1;
+}
+
+/* 1 to 19 digits (so no overflow is possible) at p: the end of the digits,
+ * or NULL when there are none or more than 19. */
+static inline const uint8_t *fast_u64(const uint8_t *p, const uint8_t *end, uint64_t *r_v)
+{
+    const uint8_t *start = p;
+    uint64_t v = 0;
+    unsigned d;
+    while (p < end && (d = (unsigned)(*p - '0')) <= 9) {
+        v = v * 10 + d;
+        p++;
+    }
+    if (p == start || p - start > 19)
+        return NULL;
+    *r_v = v;
+    return p;
+}
+
+/* One pass over a well-formed record line; 0 = anything unusual (then
+ * text_parse_slow finds and names the problem). */
+static inline int text_parse_fast(const rs_trace *tr, const uint8_t *s, size_t n, rs_rec *r)
+{
+    const uint8_t *p = s, *end = s + n, *q;
+    uint64_t t_ns, key, size_bytes, thread = 0, aux = 0;
+    int op;
+
+    if (!(p = fast_u64(p, end, &t_ns)) || p == end || *p++ != '\t')
+        return 0;
+    for (q = p; p < end && *p != '\t'; p++)
+        ;
+    if (p == end || (op = op_lookup(tr, q, (size_t)(p - q))) < 0)
+        return 0;
+    p++;
+    if (!(p = fast_u64(p, end, &key)) || p == end || *p++ != '\t')
+        return 0;
+    if (!(p = fast_u64(p, end, &size_bytes)))
+        return 0;
+    if (p != end) {
+        if (*p++ != '\t' || !(p = fast_u64(p, end, &thread)) || p == end || *p++ != '\t' ||
+            !(p = fast_u64(p, end, &aux)) || p != end || thread > UINT16_MAX || aux > UINT32_MAX)
+            return 0;
+    }
+    r->t_ns = t_ns;
+    r->op = (uint8_t)op;
+    r->key = key;
+    r->size_bytes = size_bytes;
+    r->thread = (uint16_t)thread;
+    r->aux = (uint32_t)aux;
+    r->flags = 0;
+    return 1;
+}
+
+static int text_parse_slow(rs_trace *tr, const uint8_t *s, size_t n, rs_rec *r, rs_err *err)
 {
     static const uint64_t max[6] = { UINT64_MAX, 0, UINT64_MAX, UINT64_MAX, UINT16_MAX, UINT32_MAX };
     const uint8_t *f[6];
@@ -202,7 +265,7 @@ static int text_parse(rs_trace *tr, const uint8_t *s, size_t n, rs_rec *r, rs_er
         if (RS_UNLIKELY(k != NUM_OK))
             return field_fail(tr, err, k, (int)i, f[i], fl[i], max[i]);
     }
-    int op = rs_op_parse((const char *)f[1], fl[1]);
+    int op = op_lookup(tr, f[1], fl[1]);
     if (RS_UNLIKELY(op < 0)) {
         char q[256];
         return rs_trace_fail(tr, err, "unknown op '%s'", rs_quote(q, sizeof q, f[1], fl[1]));
@@ -214,6 +277,16 @@ static int text_parse(rs_trace *tr, const uint8_t *s, size_t n, rs_rec *r, rs_er
     r->thread = (uint16_t)v[4];
     r->aux = (uint32_t)v[5];
     r->flags = 0;
+    return 0;
+}
+
+static int text_parse(rs_trace *tr, const uint8_t *s, size_t n, rs_rec *r, rs_err *err)
+{
+    if (RS_UNLIKELY(tr->no_fast_path || !text_parse_fast(tr, s, n, r))) {
+        int rc = text_parse_slow(tr, s, n, r, err);
+        if (rc)
+            return rc;
+    }
     int fault = rs_rec_fault(tr->op_class, tr->prev_t_ns, r);
     if (RS_UNLIKELY(fault)) {
         char where[1200];

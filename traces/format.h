@@ -55,6 +55,16 @@ enum {
 /* Fill r_class[op] with RS_OPC_* for daemon kind id. */
 void rs_op_class_fill(unsigned daemon_id, uint8_t r_class[RS_OP__MAX + 1]);
 
+/* The known ops, for name lookups without scanning all 256 codes. */
+typedef struct rs_op_entry {
+    const char *name;
+    size_t len;
+    uint8_t op;
+} rs_op_entry;
+
+/* Fill r_ops with every known op; returns how many. */
+size_t rs_op_entries(rs_op_entry r_ops[RS_OP__MAX + 1]);
+
 static inline int rs_rec_fault(const uint8_t *op_class, uint64_t prev_t_ns, const rs_rec *rec)
 {
     unsigned c = op_class[rec->op];
@@ -91,6 +101,9 @@ struct rs_trace {
     rs_src src;
     char *path;         /* for messages */
     uint8_t op_class[RS_OP__MAX + 1];
+    int no_fast_path;   /* tests and fuzzing: text always uses the diagnosing parser */
+    size_t nops;        /* known ops, for text's name lookup */
+    rs_op_entry ops[RS_OP__MAX + 1];
 };
 
 struct rs_trace_writer {

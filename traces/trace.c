@@ -47,6 +47,7 @@ static const op_info ops[RS_OP__MAX + 1] = {
     [RS_OP_DEL] = { .name = "DEL", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 0 },
     [RS_OP_MALLOC] = { .name = "MALLOC", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 1 },
     [RS_OP_FREE] = { .name = "FREE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },
+    [RS_OP_RELEASE] = { .name = "RELEASE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },
 };
 
 static const char *const daemon_names[RS_DAEMON__COUNT] = {
@@ -94,6 +95,19 @@ void rs_op_class_fill(unsigned daemon_id, uint8_t r_class[RS_OP__MAX + 1])
         else
             r_class[op] = ops[op].sized ? RS_OPC_SIZED : RS_OPC_ANY_SIZE;
     }
+}
+
+size_t rs_op_entries(rs_op_entry r_ops[RS_OP__MAX + 1])
+{
+    size_t n = 0;
+    for (unsigned op = 0; op <= RS_OP__MAX; op++) {
+        if (!ops[op].name)
+            continue;
+        r_ops[n].name = ops[op].name;
+        r_ops[n].len = strlen(ops[op].name);
+        r_ops[n++].op = (uint8_t)op;
+    }
+    return n;
 }
 
 int rs_rec_fail(rs_err *err, const char *where, int fault, uint64_t prev_t_ns,
@@ -240,6 +254,7 @@ int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf
         return rc;
     }
     rs_op_class_fill(tr->daemon_id, tr->op_class);
+    tr->nops = rs_op_entries(tr->ops);
     *r_tr = tr;
     return 0;
 }

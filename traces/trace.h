@@ -33,7 +33,9 @@ typedef enum rs_op {
     RS_OP_PIN = 4,     /* kv: pin key (an open reference: never trimmed) */
     RS_OP_UNPIN = 5,   /* kv: drop that reference */
     RS_OP_MALLOC = 16, /* alloc: handle=key, size_bytes, thread */
-    RS_OP_FREE = 17,   /* alloc: handle=key, thread */
+    RS_OP_FREE = 17,   /* alloc: handle=key, size_bytes = its allocated size, thread */
+    RS_OP_RELEASE = 18, /* alloc: the allocator's explicit release (malloc_trim, purge,
+                         * ReleaseFreeMemory); key and size_bytes 0 */
     RS_OP__MAX = 255,
 } rs_op;
 

@@ -49,9 +49,11 @@ int rs_cli_build_config(const char *preset, char *const *sets, int nsets,
                         struct rs_config **r_cfg, rs_err *err);
 /* Run run_id (already begun/claimed in st) and store its result: 'done'
  * with samples and metrics, or 'failed' with the reason.  *r_wall_ns gets
- * the wall time of the simulation alone. */
+ * the wall time of the simulation alone.  emit_alloc_trace (may be NULL):
+ * write the run's allocator calls there (see sim/run.h). */
 int rs_cli_execute_run(struct rs_store *st, long long run_id, const char *trace,
-                       const struct rs_config *cfg, struct rs_result *r_res,
+                       const struct rs_config *cfg, const char *emit_alloc_trace,
+                       struct rs_result *r_res,
                        unsigned long long *r_events, unsigned long long *r_wall_ns, rs_err *err);
 
 int cmd_gen(int argc, char **argv);

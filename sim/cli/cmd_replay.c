@@ -27,6 +27,9 @@ static void usage(FILE *f)
             "      --seed N      same as --set seed=N\n"
             "      --db PATH     SQLite database (default %s)\n"
             "      --label TEXT  free text stored with the run\n"
+            "      --emit-alloc-trace FILE\n"
+            "                    also write every allocator call of the run as an\n"
+            "                    allocation trace (daemon alloc) for rssim-real\n"
             "  -h, --help        this help\n",
             rs_cli_default_db());
 }
@@ -44,9 +47,10 @@ int cmd_replay(int argc, char **argv)
         { "preset", required_argument, NULL, 'p' }, { "set", required_argument, NULL, 's' },
         { "seed", required_argument, NULL, 'S' },   { "db", required_argument, NULL, 'd' },
         { "label", required_argument, NULL, 'l' },  { "help", no_argument, NULL, 'h' },
+        { "emit-alloc-trace", required_argument, NULL, 'E' },
         { NULL, 0, NULL, 0 },
     };
-    const char *preset = NULL, *db = rs_cli_default_db(), *label = NULL;
+    const char *preset = NULL, *db = rs_cli_default_db(), *label = NULL, *emit = NULL;
     char *sets[MAX_SETS + 1], seedset[64];
     int nsets = 0, c, rc;
 
@@ -67,6 +71,7 @@ int cmd_replay(int argc, char **argv)
             break;
         case 'd': db = optarg; break;
         case 'l': label = optarg; break;
+        case 'E': emit = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -100,7 +105,7 @@ int cmd_replay(int argc, char **argv)
     if ((rc = rs_store_run_begin(st, &meta, cfg, &id, &err)))
         goto out;
     run_id = id;
-    if ((rc = rs_cli_execute_run(st, run_id, trace, cfg, &res, &events, &wall, &err))) {
+    if ((rc = rs_cli_execute_run(st, run_id, trace, cfg, emit, &res, &events, &wall, &err))) {
         rs_err_prefix(&err, "run %lld failed", run_id);
         goto out;
     }

@@ -82,7 +82,7 @@ static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
         if (!rc)
             rc = rs_store_run_claim(st, id, &err);
         if (!rc)
-            rc = rs_cli_execute_run(st, id, sc->trace, cfg, &res, NULL, NULL, &err);
+            rc = rs_cli_execute_run(st, id, sc->trace, cfg, NULL, &res, NULL, NULL, &err);
         if (rc) {
             fprintf(stderr, "rssim sweep: point %lld (run %lld) failed: %s\n", (long long)point,
                     (long long)id, err.msg);

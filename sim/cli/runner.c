@@ -71,13 +71,14 @@ fail:
 }
 
 int rs_cli_execute_run(rs_store *st, long long run_id, const char *trace, const rs_config *cfg,
-                       rs_result *r_res, unsigned long long *r_events,
+                       const char *emit_alloc_trace, rs_result *r_res, unsigned long long *r_events,
                        unsigned long long *r_wall_ns, rs_err *err)
 {
     rs_run_stats stats = { 0 };
     rs_err ignored;
     unsigned long long t0 = rs_cli_now_ns();
-    int rc = rs_run_execute(trace, cfg, r_res, &stats, err);
+    rs_run_opts opts = { .emit_alloc_trace = emit_alloc_trace };
+    int rc = rs_run_execute_opts(trace, cfg, &opts, r_res, &stats, err);
     unsigned long long wall = rs_cli_now_ns() - t0;
 
     if (rc) {

@@ -11,7 +11,9 @@
  * longer than the small buffer fails there with "line too long", and a
  * corrupt zstd frame may be caught at a different line (see below) — that an
  * input error names the trace ("fuzz:LINE: ..."), and that a finished trace
- * stays finished.
+ * stays finished.  A third read with text's one-pass fast path switched off
+ * must match the first exactly: the fast path may only ever take lines the
+ * diagnosing parser accepts, with the same values.
  * Build: scripts/fuzz (clang, -DRSSIM_FUZZ=ON).
  */
 #include <stddef.h>
@@ -32,7 +34,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xbf58476d1ce4e5b9ull;
 }
 
-static void read_all(const uint8_t *data, size_t size, size_t buf_bytes, outcome *o)
+static void read_all(const uint8_t *data, size_t size, size_t buf_bytes, int slow, outcome *o)
 {
     rs_trace *tr;
     rs_rec r;
@@ -41,6 +43,7 @@ static void read_all(const uint8_t *data, size_t size, size_t buf_bytes, outcome
     o->rc = rs_trace_open_mem(&tr, data, size, "fuzz", buf_bytes, &o->err);
     if (o->rc)
         return;
+    tr->no_fast_path = slow;
     while ((o->rc = rs_trace_next(tr, &r, &o->err)) == 1) {
         o->records++;
         o->hash = mix(o->hash, r.t_ns);
@@ -60,10 +63,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static outcome big, small;
+    static outcome big, small, slow;
 
-    read_all(data, size, (size_t)1 << 16, &big);
-    read_all(data, size, 97, &small);
+    read_all(data, size, (size_t)1 << 16, 0, &big);
+    read_all(data, size, 97, 0, &small);
+    read_all(data, size, (size_t)1 << 16, 1, &slow);
+    if (big.rc != slow.rc || big.records != slow.records || big.hash != slow.hash ||
+        strcmp(big.err.msg, slow.err.msg) != 0)
+        __builtin_trap(); /* text's fast path and diagnosing parser disagree */
     if (big.rc == RS_EINPUT && strncmp(big.err.msg, "fuzz:", 5) != 0)
         __builtin_trap(); /* an input error must name the file (and line) */
     if (big.rc == 1 || small.rc == 1)

@@ -1,0 +1,1688 @@
+/*
+ * tcmalloc.c — a model of gperftools 2.10 tcmalloc, Ceph's default
+ * allocator.  Every allocation goes through the same layers as in tcmalloc,
+ * on simulated 8 KiB tcmalloc pages made of 4 KiB OS pages:
+ *
+ *   size <= 256 KiB ─► thread cache of the calling thread (per-class LIFO
+ *        lists, slow-start max_length, ListTooLong, Scavenge, a per-thread
+ *        max_size drawn from a global budget with stealing)
+ *     ─► central free list of the class: transfer cache (batches of
+ *        num_objects_to_move) in front of spans; a span's free objects form
+ *        a LIFO list; spans in a nonempty list, newest first
+ *     ─► page heap: spans from exact-length LIFO lists (<= 128 pages) or a
+ *        best-fit set ordered by (length, address) (> 128 pages), normal
+ *        before returned at each length; coalescing of free neighbours of the
+ *        same kind; growth by >= 1 MiB; the release-rate scavenger
+ *   size > 256 KiB ─► page heap directly (whole pages).
+ *
+ * Rules come from the gperftools-2.10 sources (docs/models.md lists each with
+ * its file and function): src/common.cc (SizeMap::Init, AlignmentForSize,
+ * NumMoveSize), src/central_freelist.cc, src/thread_cache.{h,cc},
+ * src/page_heap.cc, src/span.h, src/linked_list.h, src/tcmalloc.cc
+ * (do_malloc, do_free_with_callback, ReleaseToSystem).  The lists are kept
+ * as real singly linked chains (through a link word per object slot) so that
+ * every reuse order is tcmalloc's.
+ *
+ * Residency ("touching" model of alloc.h): a 4 KiB page becomes resident
+ * when a live object's usable range overlaps it, and also when Populate
+ * writes the free-list link into the first word of each object of a new span
+ * (central_freelist.cc Populate does that for every object); it stays
+ * resident until the page heap releases the span holding it (DecommitSpan =
+ * madvise(MADV_DONTNEED)).  Counters are incremental so stats() is O(classes
+ * + threads):
+ *   active   = OS pages overlapped by >= 1 live object's usable range
+ *   resident = resident OS pages + metadata estimate
+ *   mapped   = heap_size - pageheap_unmapped + metadata
+ * giving requested <= allocated <= active <= resident <= mapped (asserted
+ * after each operation in debug builds).
+ *
+ * Simulator cost: per tcmalloc page a 4-byte page-map entry and two 2-byte
+ * OS-page words (live-object count, resident bit); per span a 32-byte record;
+ * per object slot of a live small span a 4-byte link (slots come in chunks
+ * of 64 per span, a 4-byte owner per chunk).  No per-allocation table: frees
+ * are sized and the page map finds the span.  free() never allocates host
+ * memory; alloc() reserves what the slow path may need before changing
+ * anything, so a host allocation failure leaves the state intact.
+ */
+#include "tcmalloc.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- constants (gperftools-2.10 src/common.h, page_heap.h, ...) -------- */
+
+enum {
+    PAGE_SHIFT = 13,                 /* kPageShift */
+    OS_PAGE_SHIFT = 12,              /* x86_64 */
+    OS_PER_PAGE = 1 << (PAGE_SHIFT - OS_PAGE_SHIFT),
+    ALIGNMENT = 8,                   /* kAlignment */
+    MIN_ALIGN = 16,                  /* kMinAlign (no TCMALLOC_ALIGN_8BYTES) */
+    MAX_PAGES = 1 << (20 - PAGE_SHIFT), /* kMaxPages: exact-length free lists */
+    MIN_SYSTEM_ALLOC = MAX_PAGES,    /* PageHeap::kMinSystemAlloc */
+    TRANSFER_NUM_OBJ = 32,           /* kDefaultTransferNumObjecs */
+    MAX_TRANSFER_ENTRIES = 64,       /* CentralFreeList::kMaxNumTransferEntries */
+    INIT_TRANSFER_SLOTS = 16,        /* CentralFreeList::Init cache_size_ */
+    MAX_OVERAGES = 3,                /* kMaxOverages */
+    MAX_DYNAMIC_FREELIST = 8192,     /* kMaxDynamicFreeListLength */
+    STEAL_TRIES = 10,                /* IncreaseCacheLimitLocked */
+    CHUNK_SHIFT = 6,                 /* model: object slots per chunk = 64 */
+    SMALL_LOOKUP_MAX = 1024,         /* SizeMap::kMaxSmallSize */
+};
+
+#define PAGE_BYTES ((uint64_t)1 << PAGE_SHIFT)
+#define MAX_SIZE ((uint64_t)RS_TC_MAX_SIZE)
+#define STEAL_AMOUNT ((int64_t)1 << 16)               /* kStealAmount */
+#define MAX_THREAD_CACHE ((int64_t)4 << 20)           /* kMaxThreadCacheSize */
+#define MIN_THREAD_CACHE ((int64_t)MAX_SIZE * 2)      /* kMinThreadCacheSize */
+#define MAX_OVERALL_THREAD_CACHE ((int64_t)1 << 30)   /* set_overall_thread_cache_size clip */
+#define DEFAULT_RELEASE_DELAY ((int64_t)1 << 18)      /* PageHeap::kDefaultReleaseDelay */
+#define MAX_RELEASE_DELAY ((int64_t)1 << 20)          /* PageHeap::kMaxReleaseDelay */
+#define FORCED_COALESCE_BYTES ((uint64_t)128 << 20)   /* kForcedCoalesceInterval */
+#define TRANSFER_CACHE_BYTES (1024 * 1024)            /* CentralFreeList::Init: 1 MB per class */
+
+/* Metadata estimate (docs/models.md): PageMap2<35> (page_heap.h MapSelector<48>)
+ * has a static root of 2^17 pointers, zeroed at start, and 2^18-entry leaves
+ * of 8-byte pointers (2 MiB, memset when made) each covering 2 GiB; spans and
+ * thread caches come from PageHeapAllocator in 128 KiB chunks
+ * (page_heap_allocator.h kAllocIncrement) and are never given back;
+ * sizeof(Span) = 48 on x86_64 (span.h); sizeof(ThreadCache) ~ 4160 (128
+ * 32-byte FreeLists + sizes, sampler, links, cache-line aligned); the static
+ * central cache array is 128 CentralFreeListPadded of ~1216 bytes. */
+#define PAGEMAP_ROOT_BYTES ((uint64_t)1 << 20)
+#define PAGEMAP_LEAF_SHIFT 18
+#define PAGEMAP_LEAF_BYTES (((uint64_t)1 << PAGEMAP_LEAF_SHIFT) * 8)
+#define CENTRAL_STATIC_BYTES ((uint64_t)RS_TC_CLASS_MAX * 1216)
+#define META_CHUNK_BYTES ((uint64_t)128 << 10)
+#define SPAN_STRUCT_BYTES 48u
+#define THREAD_CACHE_STRUCT_BYTES 4160u
+
+#define NIL UINT32_MAX
+#define BASE_ADDR ((uint64_t)1 << 40) /* page p is at BASE_ADDR + p * 8 KiB; page 0 is a guard */
+#define MAX_HEAP_PAGES ((uint64_t)1 << 31)
+#define THREAD_ID_LIMIT (1u << 20)    /* thread ids are folded below this */
+
+enum span_loc { LOC_IN_USE, LOC_NORMAL, LOC_RETURNED, LOC_UNUSED };
+
+#define OS_RESIDENT 0x8000u
+#define OS_LIVE_MASK 0x7fffu
+
+/* ---- size classes (src/common.cc SizeMap::Init) ------------------------ */
+
+static int lg_floor(uint64_t n)
+{
+    return 63 - __builtin_clzll(n);
+}
+
+/* AlignmentForSize: 8 below 16, 16 below 128, then 1/8 of the power of two
+ * below, capped at a page. */
+static uint64_t alignment_for_size(uint64_t size)
+{
+    uint64_t a = ALIGNMENT;
+    if (size > MAX_SIZE)
+        a = PAGE_BYTES;
+    else if (size >= 128)
+        a = ((uint64_t)1 << lg_floor(size)) / 8;
+    else if (size >= MIN_ALIGN)
+        a = MIN_ALIGN;
+    return a > PAGE_BYTES ? PAGE_BYTES : a;
+}
+
+/* NumMoveSize: about 64 KiB per transfer, at least 2, at most 32. */
+static uint32_t num_move_size(uint64_t size)
+{
+    int num = (int)(64.0 * 1024.0 / (double)size);
+    if (num < 2)
+        num = 2;
+    if (num > TRANSFER_NUM_OBJ)
+        num = TRANSFER_NUM_OBJ;
+    return (uint32_t)num;
+}
+
+unsigned rs_tc_classes(rs_tc_class *r_classes)
+{
+    memset(r_classes, 0, RS_TC_CLASS_MAX * sizeof *r_classes);
+    unsigned sc = 1;
+    uint64_t align = ALIGNMENT;
+    for (uint64_t size = ALIGNMENT; size <= MAX_SIZE; size += align) {
+        align = alignment_for_size(size);
+        uint32_t blocks_to_move = num_move_size(size) / 4;
+        uint64_t psize = 0;
+        do { /* tail waste <= 1/8 of the span, and enough objects per span */
+            psize += PAGE_BYTES;
+            while (psize % size > psize >> 3)
+                psize += PAGE_BYTES;
+        } while (psize / size < blocks_to_move);
+        uint32_t pages = (uint32_t)(psize >> PAGE_SHIFT);
+        if (sc > 1 && pages == r_classes[sc - 1].pages &&
+            (psize / size) == ((uint64_t)pages << PAGE_SHIFT) / r_classes[sc - 1].size_bytes) {
+            r_classes[sc - 1].size_bytes = (uint32_t)size; /* widen the previous class */
+            continue;
+        }
+        if (sc >= RS_TC_CLASS_MAX)
+            break; /* cannot happen with these constants (85 classes) */
+        r_classes[sc].pages = pages;
+        r_classes[sc].size_bytes = (uint32_t)size;
+        sc++;
+    }
+    for (unsigned c = 1; c < sc; c++) {
+        r_classes[c].objects = (uint32_t)(((uint64_t)r_classes[c].pages << PAGE_SHIFT) /
+                                          r_classes[c].size_bytes);
+        r_classes[c].num_to_move = num_move_size(r_classes[c].size_bytes);
+    }
+    return sc - 1;
+}
+
+/* ---- model state ------------------------------------------------------- */
+
+typedef struct tc_class_info {
+    uint32_t size_bytes;
+    uint32_t pages;
+    uint32_t objects;
+    uint32_t batch;       /* num_objects_to_move */
+    uint32_t nchunks;     /* slot chunks per span */
+    uint32_t tail_bytes;  /* span bytes not covered by objects (OverheadBytes) */
+    uint64_t magic;       /* ceil(2^32 / size): exact offset -> index */
+} tc_class_info;
+
+/* A span record.  Records [0, NSENTINEL) are list heads (DLL sentinels). */
+typedef struct tc_span {
+    uint32_t start;      /* first tcmalloc page */
+    uint32_t length;     /* pages */
+    uint32_t next, prev; /* DLL links (central or page-heap list); free-record chain */
+    uint32_t objects;    /* head of the span's free-object chain (slot), or NIL */
+    uint32_t chunk;      /* first slot chunk of a small-class span, or NIL */
+    uint32_t nresident;  /* free spans: resident OS pages */
+    uint16_t refcount;   /* objects handed out of the span */
+    uint8_t sizeclass;   /* 0: large or free */
+    uint8_t location;    /* enum span_loc */
+} tc_span;
+
+typedef struct tc_central {
+    uint32_t nonempty, empty; /* sentinel records */
+    uint64_t num_spans;
+    uint64_t counter;         /* free objects in spans */
+    int32_t used_slots, cache_size, max_cache_size;
+    uint32_t tc_head[MAX_TRANSFER_ENTRIES], tc_tail[MAX_TRANSFER_ENTRIES];
+} tc_central;
+
+typedef struct tc_freelist {
+    uint32_t head;
+    uint32_t length;
+    uint32_t lowater;
+    uint32_t max_length;
+    uint32_t overages;
+} tc_freelist;
+
+typedef struct tc_thread {
+    int64_t size_bytes;     /* size_ */
+    int64_t max_size_bytes; /* max_size_ */
+    uint32_t next;          /* thread_heaps_ list (newest first) */
+    uint32_t id;            /* the simulator's thread id */
+    tc_freelist list[RS_TC_CLASS_MAX];
+} tc_thread;
+
+typedef struct tc_lset { /* std::set<SpanPtrWithLength, SpanBestFitLess> */
+    uint64_t *keys;      /* sorted (length << 32 | start) */
+    uint32_t len;
+} tc_lset;
+
+enum {
+    NCLASS_ALL = 86, /* replaced at create by the derived count + 1 (checked) */
+};
+
+typedef struct tc_state {
+    /* parameters */
+    double release_rate;
+    int64_t overall_thread_cache;
+
+    unsigned nclasses;                 /* num_size_classes (incl. class 0) */
+    tc_class_info cls[RS_TC_CLASS_MAX];
+    uint8_t class_small[SMALL_LOOKUP_MAX / 8 + 1];                 /* (s + 7) >> 3 */
+    uint8_t class_large[(RS_TC_MAX_SIZE - SMALL_LOOKUP_MAX) / 128 + 2]; /* (s - 1024 + 127) >> 7 */
+
+    /* page heap */
+    uint32_t *pmap;                 /* span of each page; valid at span boundaries and on
+                                       every page of an in-use small span */
+    uint16_t *osp;                  /* per OS page: resident bit, live-object count */
+    uint32_t top;                   /* first page above the heap */
+    uint32_t pmap_cap;
+    tc_span *spans;
+    uint32_t spans_len, spans_cap, spans_free, spans_nfree, spans_inuse_hw, spans_inuse;
+    tc_lset large_normal, large_returned;
+    int64_t scavenge_counter;
+    uint32_t release_index;
+    uint64_t system_pages, free_pages, unmapped_pages;
+    uint64_t normal_resident_pages; /* resident OS pages in normal free spans */
+    uint64_t decommit_pages, scavenge_count;
+    uint32_t leaves;                /* page-map leaves made */
+
+    /* object slots */
+    uint32_t *links;
+    uint32_t *chunk_span;           /* owner span of each chunk */
+    uint32_t chunks_len, chunks_cap;
+    uint32_t chunk_free[RS_TC_CLASS_MAX]; /* freed blocks per class */
+
+    /* central lists */
+    tc_central central[RS_TC_CLASS_MAX];
+    int race_counter;               /* EvictRandomSizeClass */
+
+    /* thread caches */
+    tc_thread *threads;
+    uint32_t nthreads, threads_cap;
+    uint32_t *thread_index;         /* id -> cache, NIL if none */
+    uint32_t thread_index_cap;
+    uint32_t thread_heaps, next_memory_steal;
+    int64_t unclaimed_cache_space;
+
+    /* alloc.h counters */
+    uint64_t requested_bytes, allocated_bytes, live_count;
+    uint64_t resident_pages, active_pages, released_total_pages;
+} tc_state;
+
+static const rs_param tc_params[] = {
+    {.key = "tcmalloc_max_total_thread_cache_bytes", .type = RS_PT_SIZE, .def = "32M",
+     .doc = "bound on all thread caches (TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES; gperftools "
+            "default 32 MiB, Ceph packaging 128 MiB), clipped to [512 KiB, 1 GiB]"},
+    {.key = "tcmalloc_release_rate", .type = RS_PT_DOUBLE, .def = "1.0",
+     .doc = "TCMALLOC_RELEASE_RATE: after releasing k pages the page heap waits 1000*k/rate "
+            "freed pages before releasing again; 0 disables"},
+    {.key = NULL},
+};
+
+/* ---- host-array growth ------------------------------------------------- */
+
+static int grow(void **arr, uint32_t *cap, uint64_t need, size_t elem_bytes, uint32_t min_cap)
+{
+    if (need <= *cap)
+        return 0;
+    if (need > UINT32_MAX - 1)
+        return -1;
+    uint64_t ncap = *cap ? *cap : min_cap;
+    while (ncap < need)
+        ncap *= 2;
+    if (ncap > UINT32_MAX - 1)
+        ncap = UINT32_MAX - 1;
+    void *p = realloc(*arr, (size_t)ncap * elem_bytes);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = (uint32_t)ncap;
+    return 0;
+}
+
+/* ---- span records and DLLs (span.cc) ----------------------------------- */
+
+static uint32_t sentinel_central(unsigned cl, int empty) { return cl * 2u + (unsigned)empty; }
+static uint32_t sentinel_heap(uint32_t len, int returned)
+{
+    return 2u * RS_TC_CLASS_MAX + (len - 1) * 2u + (unsigned)returned;
+}
+#define NSENTINEL (2u * RS_TC_CLASS_MAX + 2u * MAX_PAGES)
+
+static void dll_init(tc_span *s, uint32_t list) { s[list].next = s[list].prev = list; }
+static int dll_empty(const tc_span *s, uint32_t list) { return s[list].next == list; }
+static void dll_remove(tc_span *s, uint32_t id)
+{
+    s[s[id].prev].next = s[id].next;
+    s[s[id].next].prev = s[id].prev;
+    s[id].next = s[id].prev = NIL;
+}
+static void dll_prepend(tc_span *s, uint32_t list, uint32_t id)
+{
+    s[id].next = s[list].next;
+    s[id].prev = list;
+    s[s[list].next].prev = id;
+    s[list].next = id;
+}
+
+static uint32_t span_new(tc_state *st, uint32_t start, uint32_t length)
+{
+    assert(st->spans_nfree > 0);
+    uint32_t id = st->spans_free;
+    st->spans_free = st->spans[id].next;
+    st->spans_nfree--;
+    st->spans[id] = (tc_span){.start = start, .length = length, .next = NIL, .prev = NIL,
+                              .objects = NIL, .chunk = NIL, .location = LOC_IN_USE};
+    if (++st->spans_inuse > st->spans_inuse_hw)
+        st->spans_inuse_hw = st->spans_inuse;
+    return id;
+}
+
+static void span_delete(tc_state *st, uint32_t id)
+{
+    st->spans[id] = (tc_span){.next = st->spans_free, .prev = NIL, .location = LOC_UNUSED};
+    st->spans_free = id;
+    st->spans_nfree++;
+    st->spans_inuse--;
+}
+
+/* RecordSpan: the page map knows a span by its first and last page. */
+static void record_span(tc_state *st, uint32_t id)
+{
+    const tc_span *s = &st->spans[id];
+    st->pmap[s->start] = id;
+    st->pmap[s->start + s->length - 1] = id;
+}
+
+static uint32_t get_descriptor(const tc_state *st, uint64_t page)
+{
+    return page == 0 || page >= st->top ? NIL : st->pmap[page];
+}
+
+/* ---- the large free-span sets ------------------------------------------ */
+
+static uint64_t lkey(const tc_span *s) { return (uint64_t)s->length << 32 | s->start; }
+
+/* First index whose key is >= key. */
+static uint32_t lset_lower(const tc_lset *set, uint64_t key)
+{
+    uint32_t lo = 0, hi = set->len;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (set->keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void lset_insert(tc_lset *set, uint64_t key) /* capacity: spans_cap */
+{
+    uint32_t i = lset_lower(set, key);
+    memmove(&set->keys[i + 1], &set->keys[i], (size_t)(set->len - i) * sizeof *set->keys);
+    set->keys[i] = key;
+    set->len++;
+}
+
+static void lset_remove(tc_lset *set, uint64_t key)
+{
+    uint32_t i = lset_lower(set, key);
+    assert(i < set->len && set->keys[i] == key);
+    memmove(&set->keys[i], &set->keys[i + 1], (size_t)(set->len - i - 1) * sizeof *set->keys);
+    set->len--;
+}
+
+/* ---- OS pages: residency and live counts ------------------------------- */
+
+static void os_touch(tc_state *st, uint64_t q)
+{
+    if (!(st->osp[q] & OS_RESIDENT)) {
+        st->osp[q] |= OS_RESIDENT;
+        st->resident_pages++;
+    }
+}
+
+/* A live object occupies [off, off + bytes) (offsets from BASE_ADDR). */
+static void live_add(tc_state *st, uint64_t off, uint64_t bytes)
+{
+    for (uint64_t q = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT; q <= last; q++) {
+        uint16_t v = st->osp[q];
+        if (!(v & OS_RESIDENT))
+            st->resident_pages++;
+        if (!(v & OS_LIVE_MASK))
+            st->active_pages++;
+        assert((v & OS_LIVE_MASK) < OS_LIVE_MASK);
+        st->osp[q] = (uint16_t)((v | OS_RESIDENT) + 1);
+    }
+}
+
+static void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
+{
+    for (uint64_t q = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT; q <= last; q++) {
+        assert(st->osp[q] & OS_LIVE_MASK);
+        if (!(--st->osp[q] & OS_LIVE_MASK))
+            st->active_pages--;
+    }
+}
+
+static uint32_t count_resident(const tc_state *st, uint32_t page, uint32_t npages)
+{
+    uint32_t n = 0;
+    for (uint64_t q = (uint64_t)page * OS_PER_PAGE; q < ((uint64_t)page + npages) * OS_PER_PAGE; q++)
+        n += (st->osp[q] & OS_RESIDENT) != 0;
+    return n;
+}
+
+/* ---- page heap (page_heap.cc) ------------------------------------------ */
+
+static void ph_prepend(tc_state *st, uint32_t id) /* PrependToFreeList */
+{
+    tc_span *s = &st->spans[id];
+    if (s->location == LOC_NORMAL) {
+        st->free_pages += s->length;
+        st->normal_resident_pages += s->nresident;
+    } else {
+        st->unmapped_pages += s->length;
+    }
+    if (s->length > MAX_PAGES)
+        lset_insert(s->location == LOC_NORMAL ? &st->large_normal : &st->large_returned, lkey(s));
+    else
+        dll_prepend(st->spans, sentinel_heap(s->length, s->location == LOC_RETURNED), id);
+}
+
+static void ph_remove(tc_state *st, uint32_t id) /* RemoveFromFreeList */
+{
+    tc_span *s = &st->spans[id];
+    if (s->location == LOC_NORMAL) {
+        st->free_pages -= s->length;
+        st->normal_resident_pages -= s->nresident;
+    } else {
+        st->unmapped_pages -= s->length;
+    }
+    if (s->length > MAX_PAGES)
+        lset_remove(s->location == LOC_NORMAL ? &st->large_normal : &st->large_returned, lkey(s));
+    else
+        dll_remove(st->spans, id);
+}
+
+/* MergeIntoFreeList: coalesce with free neighbours of the same kind (no
+ * aggressive decommit), then prepend. */
+static void ph_merge(tc_state *st, uint32_t id)
+{
+    tc_span *s = st->spans;
+    uint32_t p = s[id].start, n = s[id].length;
+    uint32_t prev = get_descriptor(st, (uint64_t)p - 1);
+    if (prev != NIL && s[prev].location == s[id].location) {
+        ph_remove(st, prev);
+        assert(s[prev].start + s[prev].length == p);
+        s[id].start -= s[prev].length;
+        s[id].length += s[prev].length;
+        s[id].nresident += s[prev].nresident;
+        span_delete(st, prev);
+        st->pmap[s[id].start] = id;
+    }
+    uint32_t next = get_descriptor(st, (uint64_t)p + n);
+    if (next != NIL && s[next].location == s[id].location) {
+        ph_remove(st, next);
+        assert(s[next].start == p + n);
+        s[id].length += s[next].length;
+        s[id].nresident += s[next].nresident;
+        span_delete(st, next);
+        st->pmap[s[id].start + s[id].length - 1] = id;
+    }
+    ph_prepend(st, id);
+}
+
+/* ReleaseSpan: DecommitSpan (always works here), then merge as returned. */
+static uint32_t ph_release_span(tc_state *st, uint32_t id)
+{
+    tc_span *s = &st->spans[id];
+    assert(s->location == LOC_NORMAL);
+    ph_remove(st, id);
+    if (s->nresident) {
+        for (uint64_t q = (uint64_t)s->start * OS_PER_PAGE; q < ((uint64_t)s->start + s->length) * OS_PER_PAGE; q++) {
+            assert(!(st->osp[q] & OS_LIVE_MASK));
+            st->osp[q] &= (uint16_t)~OS_RESIDENT;
+        }
+        st->resident_pages -= s->nresident;
+        st->released_total_pages += s->nresident;
+        s->nresident = 0;
+    }
+    st->decommit_pages += s->length;
+    uint32_t n = s->length;
+    s->location = LOC_RETURNED;
+    ph_merge(st, id);
+    return n;
+}
+
+/* ReleaseAtLeastNPages: round robin over the exact-length lists (oldest
+ * span of each, i.e. the list tail) and the large set (its smallest). */
+static uint64_t ph_release_at_least(tc_state *st, uint64_t num_pages)
+{
+    uint64_t released = 0;
+    while (released < num_pages && st->free_pages > 0) {
+        for (int i = 0; i < MAX_PAGES + 1 && released < num_pages; i++, st->release_index++) {
+            uint32_t id;
+            if (st->release_index > MAX_PAGES)
+                st->release_index = 0;
+            if (st->release_index == MAX_PAGES) {
+                if (st->large_normal.len == 0)
+                    continue;
+                uint64_t k = st->large_normal.keys[0];
+                id = st->pmap[(uint32_t)k];
+            } else {
+                uint32_t list = sentinel_heap(st->release_index + 1, 0);
+                if (dll_empty(st->spans, list))
+                    continue;
+                id = st->spans[list].prev;
+            }
+            released += ph_release_span(st, id);
+        }
+    }
+    return released;
+}
+
+static void ph_incremental_scavenge(tc_state *st, uint64_t n)
+{
+    st->scavenge_counter -= (int64_t)n;
+    if (st->scavenge_counter >= 0)
+        return;
+    if (st->release_rate <= 1e-6) {
+        st->scavenge_counter = DEFAULT_RELEASE_DELAY;
+        return;
+    }
+    st->scavenge_count++;
+    uint64_t released = ph_release_at_least(st, 1);
+    if (released == 0) {
+        st->scavenge_counter = DEFAULT_RELEASE_DELAY;
+    } else {
+        double wait = 1000.0 / st->release_rate * (double)released;
+        if (wait > (double)MAX_RELEASE_DELAY)
+            wait = (double)MAX_RELEASE_DELAY;
+        st->scavenge_counter = (int64_t)wait;
+    }
+}
+
+/* Delete: an in-use span goes back to the page heap. */
+static void ph_delete(tc_state *st, uint32_t id)
+{
+    tc_span *s = &st->spans[id];
+    assert(s->location == LOC_IN_USE);
+    uint32_t n = s->length;
+    s->sizeclass = 0;
+    s->location = LOC_NORMAL;
+    s->nresident = count_resident(st, s->start, s->length);
+    ph_merge(st, id);
+    ph_incremental_scavenge(st, n);
+}
+
+/* Carve n pages off the front of free span id; the rest stays on its list. */
+static uint32_t ph_carve(tc_state *st, uint32_t id, uint32_t n)
+{
+    tc_span *s = &st->spans[id];
+    uint8_t old = s->location;
+    ph_remove(st, id);
+    s->location = LOC_IN_USE;
+    if (s->length > n) {
+        uint32_t carved_res = count_resident(st, s->start, n);
+        uint32_t left = span_new(st, s->start + n, s->length - n);
+        s = &st->spans[id];
+        st->spans[left].location = old;
+        st->spans[left].nresident = s->nresident - carved_res;
+        record_span(st, left);
+        ph_prepend(st, left); /* no coalescing: no candidates */
+        s->length = n;
+        st->pmap[s->start + n - 1] = id;
+    }
+    s->nresident = 0; /* only tracked for free spans */
+    return id;
+}
+
+static uint32_t ph_alloc_large(tc_state *st, uint32_t n)
+{
+    uint64_t bound = (uint64_t)n << 32; /* SpanBestFitLess upper_bound of (n, start 0) */
+    uint32_t best = NIL, best_normal = NIL;
+    uint32_t i = lset_lower(&st->large_normal, bound + 1);
+    if (i < st->large_normal.len)
+        best = best_normal = st->pmap[(uint32_t)st->large_normal.keys[i]];
+    i = lset_lower(&st->large_returned, bound + 1);
+    if (i < st->large_returned.len) {
+        uint32_t c = st->pmap[(uint32_t)st->large_returned.keys[i]];
+        if (best_normal == NIL || st->spans[c].length < st->spans[best].length ||
+            (st->spans[c].length == st->spans[best].length && st->spans[c].start < st->spans[best].start))
+            best = c;
+    }
+    return best == NIL ? NIL : ph_carve(st, best, n);
+}
+
+static uint32_t ph_search(tc_state *st, uint32_t n)
+{
+    for (uint32_t s = n; s <= MAX_PAGES; s++) {
+        uint32_t ll = sentinel_heap(s, 0);
+        if (!dll_empty(st->spans, ll))
+            return ph_carve(st, st->spans[ll].next, n);
+        ll = sentinel_heap(s, 1);
+        if (!dll_empty(st->spans, ll))
+            return ph_carve(st, st->spans[ll].next, n);
+    }
+    return ph_alloc_large(st, n);
+}
+
+/* GrowHeap: at least kMinSystemAlloc pages, contiguous with the heap
+ * (sbrk), handed to Delete so it coalesces and counts for the scavenger. */
+static int ph_grow(tc_state *st, uint32_t n)
+{
+    uint32_t ask = n > MIN_SYSTEM_ALLOC ? n : MIN_SYSTEM_ALLOC;
+    if ((uint64_t)st->top + ask + 1 > st->pmap_cap)
+        return -1; /* reserve() made room; only MAX_HEAP_PAGES can stop us */
+    uint32_t p = st->top;
+    memset(&st->pmap[p], 0xff, (size_t)ask * sizeof *st->pmap);
+    memset(&st->osp[(uint64_t)p * OS_PER_PAGE], 0, (size_t)ask * OS_PER_PAGE * sizeof *st->osp);
+    st->top += ask;
+    st->system_pages += ask;
+    uint32_t leaves = (uint32_t)(((uint64_t)st->top - 1) >> PAGEMAP_LEAF_SHIFT) + 1;
+    if (leaves > st->leaves)
+        st->leaves = leaves;
+    uint32_t id = span_new(st, p, ask);
+    record_span(st, id);
+    ph_delete(st, id);
+    return 0;
+}
+
+static uint32_t ph_new(tc_state *st, uint32_t n)
+{
+    uint32_t id = ph_search(st, n);
+    if (id != NIL)
+        return id;
+    uint64_t free_b = st->free_pages << PAGE_SHIFT, unmapped_b = st->unmapped_pages << PAGE_SHIFT,
+             sys_b = st->system_pages << PAGE_SHIFT;
+    if (free_b && unmapped_b && free_b + unmapped_b >= sys_b / 4 &&
+        sys_b / FORCED_COALESCE_BYTES != (sys_b + ((uint64_t)n << PAGE_SHIFT)) / FORCED_COALESCE_BYTES) {
+        ph_release_at_least(st, 0x7fffffff);
+        id = ph_search(st, n);
+        if (id != NIL)
+            return id;
+    }
+    if (ph_grow(st, n))
+        return NIL;
+    return ph_search(st, n);
+}
+
+/* ---- object slots ------------------------------------------------------ */
+
+static inline uint64_t slot_offset(const tc_state *st, uint32_t slot, unsigned cl)
+{
+    const tc_span *s = &st->spans[st->chunk_span[slot >> CHUNK_SHIFT]];
+    uint64_t idx = slot - ((uint64_t)s->chunk << CHUNK_SHIFT);
+    return ((uint64_t)s->start << PAGE_SHIFT) + idx * st->cls[cl].size_bytes;
+}
+
+static uint32_t chunks_take(tc_state *st, unsigned cl, uint32_t span)
+{
+    uint32_t c = st->chunk_free[cl], k = st->cls[cl].nchunks;
+    if (c != NIL) {
+        st->chunk_free[cl] = st->links[(uint64_t)c << CHUNK_SHIFT];
+    } else {
+        c = st->chunks_len;
+        st->chunks_len += k;
+        assert(st->chunks_len <= st->chunks_cap);
+    }
+    for (uint32_t j = 0; j < k; j++)
+        st->chunk_span[c + j] = span;
+    return c;
+}
+
+static void chunks_put(tc_state *st, unsigned cl, uint32_t c)
+{
+    st->links[(uint64_t)c << CHUNK_SHIFT] = st->chunk_free[cl];
+    st->chunk_free[cl] = c;
+    for (uint32_t j = 0; j < st->cls[cl].nchunks; j++)
+        st->chunk_span[c + j] = NIL;
+}
+
+/* ---- central free lists (central_freelist.cc) -------------------------- */
+
+static void central_release_to_spans(tc_state *st, unsigned cl, uint32_t slot)
+{
+    tc_central *c = &st->central[cl];
+    uint32_t id = st->chunk_span[slot >> CHUNK_SHIFT];
+    tc_span *s = &st->spans[id];
+    assert(s->refcount > 0 && s->sizeclass == cl);
+    if (s->objects == NIL) { /* was empty: back on the nonempty list, in front */
+        dll_remove(st->spans, id);
+        dll_prepend(st->spans, c->nonempty, id);
+    }
+    c->counter++;
+    if (--s->refcount == 0) {
+        c->counter -= st->cls[cl].objects;
+        dll_remove(st->spans, id);
+        c->num_spans--;
+        chunks_put(st, cl, s->chunk);
+        s->chunk = NIL;
+        s->objects = NIL;
+        ph_delete(st, id);
+    } else {
+        st->links[slot] = s->objects;
+        s->objects = slot;
+    }
+}
+
+static void central_release_list(tc_state *st, unsigned cl, uint32_t start)
+{
+    while (start != NIL) {
+        uint32_t next = st->links[start];
+        central_release_to_spans(st, cl, start);
+        start = next;
+    }
+}
+
+static int central_shrink_cache(tc_state *st, unsigned cl, int force)
+{
+    tc_central *c = &st->central[cl];
+    if (c->cache_size == 0)
+        return 0;
+    if (c->used_slots == c->cache_size) {
+        if (!force)
+            return 0;
+        c->cache_size--;
+        c->used_slots--;
+        central_release_list(st, cl, c->tc_head[c->used_slots]);
+        return 1;
+    }
+    c->cache_size--;
+    return 1;
+}
+
+static int central_evict_random(tc_state *st, unsigned locked, int force)
+{
+    int t = st->race_counter++;
+    if (t >= (int)st->nclasses) {
+        while (t >= (int)st->nclasses)
+            t -= (int)st->nclasses;
+        st->race_counter = t;
+    }
+    if ((unsigned)t == locked)
+        return 0;
+    return central_shrink_cache(st, (unsigned)t, force);
+}
+
+static int central_make_cache_space(tc_state *st, unsigned cl)
+{
+    tc_central *c = &st->central[cl];
+    if (c->used_slots < c->cache_size)
+        return 1;
+    if (c->cache_size == c->max_cache_size)
+        return 0;
+    if (central_evict_random(st, cl, 0) || central_evict_random(st, cl, 1)) {
+        if (c->cache_size < c->max_cache_size) {
+            c->cache_size++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void central_insert_range(tc_state *st, unsigned cl, uint32_t start, uint32_t end, uint32_t n)
+{
+    tc_central *c = &st->central[cl];
+    if (n == st->cls[cl].batch && central_make_cache_space(st, cl)) {
+        int slot = c->used_slots++;
+        c->tc_head[slot] = start;
+        c->tc_tail[slot] = end;
+        return;
+    }
+    central_release_list(st, cl, start);
+}
+
+static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t n, uint32_t *r_start,
+                                            uint32_t *r_end)
+{
+    tc_central *c = &st->central[cl];
+    if (dll_empty(st->spans, c->nonempty))
+        return 0;
+    uint32_t id = st->spans[c->nonempty].next;
+    tc_span *s = &st->spans[id];
+    uint32_t result = 0, prev, curr = s->objects;
+    assert(curr != NIL);
+    do {
+        prev = curr;
+        curr = st->links[curr];
+    } while (++result < n && curr != NIL);
+    if (curr == NIL) {
+        dll_remove(st->spans, id);
+        dll_prepend(st->spans, c->empty, id);
+    }
+    *r_start = s->objects;
+    *r_end = prev;
+    s->objects = curr;
+    st->links[prev] = NIL;
+    s->refcount = (uint16_t)(s->refcount + result);
+    c->counter -= result;
+    return result;
+}
+
+/* Populate: a new span from the page heap, carved into objects in address
+ * order; writing each link touches the page of each object's first word. */
+static void central_populate(tc_state *st, unsigned cl)
+{
+    const tc_class_info *ci = &st->cls[cl];
+    uint32_t id = ph_new(st, ci->pages);
+    if (id == NIL)
+        return;
+    tc_span *s = &st->spans[id];
+    s->sizeclass = (uint8_t)cl;
+    for (uint32_t i = 1; i + 1 < s->length; i++)
+        st->pmap[s->start + i] = id; /* RegisterSizeClass */
+    uint32_t c = chunks_take(st, cl, id);
+    s = &st->spans[id];
+    s->chunk = c;
+    uint32_t slot0 = c << CHUNK_SHIFT;
+    uint64_t off = (uint64_t)s->start << PAGE_SHIFT;
+    for (uint32_t k = 0; k < ci->objects; k++) {
+        st->links[slot0 + k] = k + 1 < ci->objects ? slot0 + k + 1 : NIL;
+        os_touch(st, (off + (uint64_t)k * ci->size_bytes) >> OS_PAGE_SHIFT);
+    }
+    s->objects = slot0;
+    s->refcount = 0;
+    dll_prepend(st->spans, st->central[cl].nonempty, id);
+    st->central[cl].num_spans++;
+    st->central[cl].counter += ci->objects;
+}
+
+static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint32_t *r_start,
+                                     uint32_t *r_end)
+{
+    tc_central *c = &st->central[cl];
+    if (n == st->cls[cl].batch && c->used_slots > 0) {
+        int slot = --c->used_slots;
+        *r_start = c->tc_head[slot];
+        *r_end = c->tc_tail[slot];
+        return n;
+    }
+    *r_start = *r_end = NIL;
+    uint32_t result = central_fetch_from_one_span(st, cl, n, r_start, r_end);
+    if (!result) {
+        central_populate(st, cl);
+        result = central_fetch_from_one_span(st, cl, n, r_start, r_end);
+    }
+    if (result) {
+        while (result < n) {
+            uint32_t head, tail;
+            uint32_t got = central_fetch_from_one_span(st, cl, n - result, &head, &tail);
+            if (!got)
+                break;
+            result += got;
+            st->links[tail] = *r_start; /* SLL_PushRange: in front */
+            *r_start = head;
+        }
+    }
+    return result;
+}
+
+/* ---- thread caches (thread_cache.{h,cc}) ------------------------------- */
+
+static void fl_pop_range(tc_state *st, tc_freelist *fl, uint32_t n, uint32_t *r_start, uint32_t *r_end)
+{
+    if (n == 0) {
+        *r_start = *r_end = NIL;
+        return;
+    }
+    uint32_t tmp = fl->head;
+    for (uint32_t i = 1; i < n; i++)
+        tmp = st->links[tmp];
+    *r_start = fl->head;
+    *r_end = tmp;
+    fl->head = st->links[tmp];
+    st->links[tmp] = NIL;
+    fl->length -= n;
+    if (fl->length < fl->lowater)
+        fl->lowater = fl->length;
+}
+
+static void tc_release_to_central(tc_state *st, tc_thread *t, unsigned cl, uint32_t n)
+{
+    tc_freelist *fl = &t->list[cl];
+    if (n > fl->length)
+        n = fl->length;
+    int64_t delta = (int64_t)n * st->cls[cl].size_bytes;
+    uint32_t batch = st->cls[cl].batch, head, tail;
+    while (n > batch) {
+        fl_pop_range(st, fl, batch, &head, &tail);
+        central_insert_range(st, cl, head, tail, batch);
+        n -= batch;
+    }
+    fl_pop_range(st, fl, n, &head, &tail);
+    central_insert_range(st, cl, head, tail, n);
+    t->size_bytes -= delta;
+}
+
+static void tc_increase_cache_limit(tc_state *st, uint32_t h)
+{
+    if (st->unclaimed_cache_space > 0) {
+        st->unclaimed_cache_space -= STEAL_AMOUNT;
+        st->threads[h].max_size_bytes += STEAL_AMOUNT;
+        return;
+    }
+    for (int i = 0; i < STEAL_TRIES; i++, st->next_memory_steal = st->threads[st->next_memory_steal].next) {
+        if (st->next_memory_steal == NIL)
+            st->next_memory_steal = st->thread_heaps;
+        if (st->next_memory_steal == NIL)
+            return;
+        uint32_t v = st->next_memory_steal;
+        if (v == h || st->threads[v].max_size_bytes <= MIN_THREAD_CACHE)
+            continue;
+        st->threads[v].max_size_bytes -= STEAL_AMOUNT;
+        st->threads[h].max_size_bytes += STEAL_AMOUNT;
+        st->next_memory_steal = st->threads[v].next;
+        return;
+    }
+}
+
+static void tc_scavenge(tc_state *st, uint32_t h)
+{
+    tc_thread *t = &st->threads[h];
+    for (unsigned cl = 1; cl < st->nclasses; cl++) {
+        tc_freelist *fl = &t->list[cl];
+        uint32_t lowmark = fl->lowater;
+        if (lowmark > 0) {
+            uint32_t drop = lowmark > 1 ? lowmark / 2 : 1, batch = st->cls[cl].batch;
+            tc_release_to_central(st, t, cl, drop);
+            if (fl->max_length > batch)
+                fl->max_length = fl->max_length - batch > batch ? fl->max_length - batch : batch;
+        }
+        fl->lowater = fl->length;
+    }
+    tc_increase_cache_limit(st, h);
+}
+
+static void tc_list_too_long(tc_state *st, uint32_t h, unsigned cl)
+{
+    tc_thread *t = &st->threads[h];
+    tc_freelist *fl = &t->list[cl];
+    uint32_t batch = st->cls[cl].batch;
+    t->size_bytes += st->cls[cl].size_bytes;
+    tc_release_to_central(st, t, cl, batch);
+    if (fl->max_length < batch) {
+        fl->max_length++;
+    } else if (fl->max_length > batch) {
+        if (++fl->overages > MAX_OVERAGES) {
+            fl->max_length -= batch;
+            fl->overages = 0;
+        }
+    }
+    if (t->size_bytes > t->max_size_bytes)
+        tc_scavenge(st, h);
+}
+
+static void tc_deallocate(tc_state *st, uint32_t h, uint32_t slot, unsigned cl)
+{
+    tc_thread *t = &st->threads[h];
+    tc_freelist *fl = &t->list[cl];
+    st->links[slot] = fl->head;
+    fl->head = slot;
+    if (++fl->length > fl->max_length) {
+        tc_list_too_long(st, h, cl);
+        return;
+    }
+    t->size_bytes += st->cls[cl].size_bytes;
+    if (t->size_bytes > t->max_size_bytes)
+        tc_scavenge(st, h);
+}
+
+static uint32_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
+{
+    tc_freelist *fl = &t->list[cl];
+    uint32_t batch = st->cls[cl].batch;
+    uint32_t num = fl->max_length < batch ? fl->max_length : batch, start, end;
+    uint32_t got = central_remove_range(st, cl, num, &start, &end);
+    if (got == 0)
+        return NIL;
+    if (got > 1) {
+        t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
+        st->links[end] = fl->head; /* PushRange(got - 1, next(start), end) */
+        fl->head = st->links[start];
+        fl->length += got - 1;
+    }
+    if (fl->max_length < batch) {
+        fl->max_length++;
+    } else {
+        uint32_t len = fl->max_length + batch;
+        if (len > MAX_DYNAMIC_FREELIST)
+            len = MAX_DYNAMIC_FREELIST;
+        fl->max_length = len - len % batch;
+    }
+    return start;
+}
+
+/* The cache of simulator thread `thread`, or NIL. */
+static inline uint32_t thread_lookup(const tc_state *st, uint32_t thread)
+{
+    uint32_t id = thread % THREAD_ID_LIMIT;
+    return id < st->thread_index_cap ? st->thread_index[id] : NIL;
+}
+
+/* NewHeap + ThreadCache::Init. */
+static uint32_t thread_create(tc_state *st, uint32_t thread)
+{
+    uint32_t id = thread % THREAD_ID_LIMIT;
+    uint32_t old_cap = st->thread_index_cap;
+    if (grow((void **)&st->thread_index, &st->thread_index_cap, (uint64_t)id + 1, sizeof *st->thread_index, 16))
+        return NIL;
+    for (uint32_t i = old_cap; i < st->thread_index_cap; i++)
+        st->thread_index[i] = NIL;
+    if (grow((void **)&st->threads, &st->threads_cap, (uint64_t)st->nthreads + 1, sizeof *st->threads, 4))
+        return NIL;
+    uint32_t h = st->nthreads++;
+    tc_thread *t = &st->threads[h];
+    memset(t, 0, sizeof *t);
+    t->next = NIL;
+    t->id = thread;
+    tc_increase_cache_limit(st, h);
+    if (t->max_size_bytes == 0) {
+        t->max_size_bytes = MIN_THREAD_CACHE;
+        st->unclaimed_cache_space -= MIN_THREAD_CACHE;
+    }
+    for (unsigned cl = 0; cl < RS_TC_CLASS_MAX; cl++)
+        t->list[cl] = (tc_freelist){.head = NIL, .max_length = 1};
+    t->next = st->thread_heaps;
+    if (st->thread_heaps == NIL)
+        st->next_memory_steal = h;
+    st->thread_heaps = h;
+    st->thread_index[id] = h;
+    return h;
+}
+
+/* ---- stats ------------------------------------------------------------- */
+
+static uint64_t chunks_of(uint64_t bytes) { return (bytes + META_CHUNK_BYTES - 1) / META_CHUNK_BYTES; }
+
+static uint64_t metadata_bytes(const tc_state *st)
+{
+    return PAGEMAP_ROOT_BYTES + CENTRAL_STATIC_BYTES + (uint64_t)st->leaves * PAGEMAP_LEAF_BYTES +
+           chunks_of((uint64_t)(st->spans_inuse_hw + 2) * SPAN_STRUCT_BYTES) * META_CHUNK_BYTES +
+           chunks_of((uint64_t)st->nthreads * THREAD_CACHE_STRUCT_BYTES) * META_CHUNK_BYTES;
+}
+
+void rs_tc_stats_get(const void *state, rs_tc_stats *r)
+{
+    const tc_state *st = state;
+    memset(r, 0, sizeof *r);
+    r->heap_size = st->system_pages << PAGE_SHIFT;
+    r->pageheap_free = st->free_pages << PAGE_SHIFT;
+    r->pageheap_unmapped = st->unmapped_pages << PAGE_SHIFT;
+    for (unsigned cl = 1; cl < st->nclasses; cl++) {
+        const tc_central *c = &st->central[cl];
+        const tc_class_info *ci = &st->cls[cl];
+        r->central_cache_free += c->counter * ci->size_bytes + c->num_spans * ci->tail_bytes;
+        r->transfer_cache_free += (uint64_t)c->used_slots * ci->batch * ci->size_bytes;
+    }
+    for (uint32_t h = 0; h < st->nthreads; h++) {
+        r->thread_cache_free += (uint64_t)st->threads[h].size_bytes;
+        r->thread_cache_max_sizes += (uint64_t)st->threads[h].max_size_bytes;
+    }
+    r->current_total_thread_cache = r->thread_cache_free;
+    r->max_total_thread_cache = (uint64_t)st->overall_thread_cache;
+    r->metadata = metadata_bytes(st);
+    r->total_decommit = st->decommit_pages << PAGE_SHIFT;
+    r->scavenge_count = st->scavenge_count;
+    r->thread_count = st->nthreads;
+}
+
+static void tc_stats(const void *state, rs_alloc_stats *r)
+{
+    const tc_state *st = state;
+    uint64_t meta = metadata_bytes(st);
+    uint64_t cached = 0;
+    for (unsigned cl = 1; cl < st->nclasses; cl++) {
+        const tc_central *c = &st->central[cl];
+        const tc_class_info *ci = &st->cls[cl];
+        cached += c->counter * ci->size_bytes + c->num_spans * ci->tail_bytes +
+                  (uint64_t)c->used_slots * ci->batch * ci->size_bytes;
+    }
+    for (uint32_t h = 0; h < st->nthreads; h++)
+        cached += (uint64_t)st->threads[h].size_bytes;
+    *r = (rs_alloc_stats){
+        .requested_bytes = st->requested_bytes,
+        .allocated_bytes = st->allocated_bytes,
+        .active_bytes = st->active_pages << OS_PAGE_SHIFT,
+        .resident_bytes = (st->resident_pages << OS_PAGE_SHIFT) + meta,
+        .mapped_bytes = ((st->system_pages - st->unmapped_pages) << PAGE_SHIFT) + meta,
+        .metadata_bytes = meta,
+        .cached_bytes = cached,
+        .dirty_bytes = st->normal_resident_pages << OS_PAGE_SHIFT,
+        .released_bytes = st->released_total_pages << OS_PAGE_SHIFT,
+        .live_count = st->live_count,
+    };
+}
+
+static int stats_ordered(const tc_state *st)
+{
+    rs_alloc_stats s;
+    tc_stats(st, &s);
+    return s.requested_bytes <= s.allocated_bytes && s.allocated_bytes <= s.active_bytes &&
+           s.active_bytes <= s.resident_bytes && s.resident_bytes <= s.mapped_bytes;
+}
+
+/* ---- create / destroy -------------------------------------------------- */
+
+static int param_size(const rs_config *cfg, const rs_param *p, uint64_t *r, rs_err *err)
+{
+    const char *v = cfg ? rs_config_raw(cfg, p->key) : NULL;
+    if (rs_parse_size(v ? v : p->def, r))
+        return rs_fail(err, RS_EINPUT, "invalid value '%s' for '%s' (expected a size)", v, p->key);
+    return 0;
+}
+
+static int param_double(const rs_config *cfg, const rs_param *p, double *r, rs_err *err)
+{
+    const char *v = cfg ? rs_config_raw(cfg, p->key) : NULL;
+    if (rs_parse_double(v ? v : p->def, r))
+        return rs_fail(err, RS_EINPUT, "invalid value '%s' for '%s' (expected a number)", v, p->key);
+    if (*r < 0)
+        return rs_fail(err, RS_EINPUT, "invalid value '%s' for '%s' (expected >= 0)", v, p->key);
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    tc_state *st = state;
+    if (!st)
+        return;
+    free(st->pmap);
+    free(st->osp);
+    free(st->spans);
+    free(st->large_normal.keys);
+    free(st->large_returned.keys);
+    free(st->links);
+    free(st->chunk_span);
+    free(st->threads);
+    free(st->thread_index);
+    free(st);
+}
+
+static int create(const rs_config *cfg, void **r_state, rs_err *err)
+{
+    uint64_t total_tc;
+    double rate;
+    int rc;
+    if ((rc = param_size(cfg, &tc_params[0], &total_tc, err)) ||
+        (rc = param_double(cfg, &tc_params[1], &rate, err)))
+        return rc;
+    tc_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return rs_fail(err, RS_ENOMEM, "out of memory for allocator tcmalloc");
+    /* set_overall_thread_cache_size: clip, then RecomputePerThreadCacheSize
+     * with no thread: everything unclaimed */
+    if (total_tc < (uint64_t)MIN_THREAD_CACHE)
+        total_tc = (uint64_t)MIN_THREAD_CACHE;
+    if (total_tc > (uint64_t)MAX_OVERALL_THREAD_CACHE)
+        total_tc = (uint64_t)MAX_OVERALL_THREAD_CACHE;
+    st->overall_thread_cache = (int64_t)total_tc;
+    st->unclaimed_cache_space = (int64_t)total_tc;
+    st->release_rate = rate;
+    st->release_index = MAX_PAGES;
+    st->thread_heaps = st->next_memory_steal = NIL;
+
+    rs_tc_class classes[RS_TC_CLASS_MAX];
+    unsigned n = rs_tc_classes(classes);
+    st->nclasses = n + 1;
+    assert(st->nclasses == NCLASS_ALL);
+    for (unsigned cl = 1; cl <= n; cl++) {
+        tc_class_info *ci = &st->cls[cl];
+        ci->size_bytes = classes[cl].size_bytes;
+        ci->pages = classes[cl].pages;
+        ci->objects = classes[cl].objects;
+        ci->batch = classes[cl].num_to_move;
+        ci->nchunks = (ci->objects + (1u << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
+        ci->tail_bytes = (uint32_t)(((uint64_t)ci->pages << PAGE_SHIFT) % ci->size_bytes);
+        ci->magic = (((uint64_t)1 << 32) + ci->size_bytes - 1) / ci->size_bytes;
+    }
+    /* the class of each size (SizeMap class_array_), size 0 -> class 1 */
+    for (unsigned cl = 1, s = 0; s <= RS_TC_MAX_SIZE; s += s < SMALL_LOOKUP_MAX ? 8 : 128) {
+        while (s > st->cls[cl].size_bytes)
+            cl++;
+        if (s <= SMALL_LOOKUP_MAX)
+            st->class_small[s >> 3] = (uint8_t)cl;
+        if (s >= SMALL_LOOKUP_MAX)
+            st->class_large[(s - SMALL_LOOKUP_MAX) >> 7] = (uint8_t)cl;
+    }
+    /* central lists (CentralFreeList::Init for every class, 0 included) */
+    if (grow((void **)&st->spans, &st->spans_cap, NSENTINEL + 64, sizeof *st->spans, 64) ||
+        grow((void **)&st->large_normal.keys, &(uint32_t){0}, st->spans_cap, sizeof(uint64_t), 64) ||
+        grow((void **)&st->large_returned.keys, &(uint32_t){0}, st->spans_cap, sizeof(uint64_t), 64)) {
+        destroy(st);
+        return rs_fail(err, RS_ENOMEM, "out of memory for allocator tcmalloc");
+    }
+    for (uint32_t i = 0; i < NSENTINEL; i++) {
+        st->spans[i] = (tc_span){.location = LOC_UNUSED, .objects = NIL, .chunk = NIL};
+        dll_init(st->spans, i);
+    }
+    st->spans_len = NSENTINEL;
+    st->spans_free = NIL;
+    for (unsigned cl = 0; cl < st->nclasses; cl++) {
+        tc_central *c = &st->central[cl];
+        c->nonempty = sentinel_central(cl, 0);
+        c->empty = sentinel_central(cl, 1);
+        c->max_cache_size = MAX_TRANSFER_ENTRIES;
+        c->cache_size = INIT_TRANSFER_SLOTS;
+        if (cl > 0) {
+            int32_t lim = TRANSFER_CACHE_BYTES / (int32_t)(st->cls[cl].size_bytes * st->cls[cl].batch);
+            if (lim < 1)
+                lim = 1;
+            if (lim < c->max_cache_size)
+                c->max_cache_size = lim;
+            if (c->max_cache_size < c->cache_size)
+                c->cache_size = c->max_cache_size;
+        }
+        st->chunk_free[cl] = NIL;
+    }
+    *r_state = st;
+    return 0;
+}
+
+/* Make the slow path of one allocation unable to fail: two span records,
+ * a slot block for class cl (0: none), page-map room for a growth by
+ * max(npages, 1 MiB). */
+static int reserve(tc_state *st, unsigned cl, uint32_t npages)
+{
+    while (st->spans_nfree < 2) {
+        uint32_t cap = st->spans_cap;
+        if (grow((void **)&st->spans, &st->spans_cap, (uint64_t)st->spans_len + 1, sizeof *st->spans, 64))
+            return -1;
+        if (st->spans_cap != cap) {
+            uint32_t c1 = cap, c2 = cap;
+            if (grow((void **)&st->large_normal.keys, &c1, st->spans_cap, sizeof(uint64_t), 64) ||
+                grow((void **)&st->large_returned.keys, &c2, st->spans_cap, sizeof(uint64_t), 64)) {
+                st->spans_cap = cap; /* keep the sets at least as large as the records */
+                return -1;
+            }
+        }
+        uint32_t id = st->spans_len++;
+        st->spans[id] = (tc_span){.next = st->spans_free, .location = LOC_UNUSED};
+        st->spans_free = id;
+        st->spans_nfree++;
+    }
+    if (cl && st->chunk_free[cl] == NIL) {
+        uint64_t need = (uint64_t)st->chunks_len + st->cls[cl].nchunks;
+        uint32_t c1 = st->chunks_cap;
+        if (need > (UINT32_MAX >> CHUNK_SHIFT) ||
+            grow((void **)&st->chunk_span, &c1, need, sizeof *st->chunk_span, 64))
+            return -1;
+        if (c1 != st->chunks_cap) {
+            void *p = realloc(st->links, ((size_t)c1 << CHUNK_SHIFT) * sizeof *st->links);
+            if (!p)
+                return -1; /* chunk_span is larger than needed: harmless */
+            st->links = p;
+            st->chunks_cap = c1;
+        }
+    }
+    uint64_t g = npages > MIN_SYSTEM_ALLOC ? npages : MIN_SYSTEM_ALLOC;
+    uint64_t need = (uint64_t)(st->top ? st->top : 1) + g + 1;
+    if (need > MAX_HEAP_PAGES)
+        return -1;
+    if (need > st->pmap_cap) {
+        uint32_t c1 = st->pmap_cap;
+        if (grow((void **)&st->pmap, &c1, need, sizeof *st->pmap, 1024))
+            return -1;
+        void *p = realloc(st->osp, (size_t)c1 * OS_PER_PAGE * sizeof *st->osp);
+        if (!p)
+            return -1;
+        st->osp = p;
+        st->pmap_cap = c1;
+        if (st->top == 0) { /* page 0: the guard */
+            st->pmap[0] = NIL;
+            st->osp[0] = st->osp[1] = 0;
+            st->top = 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- ops ---------------------------------------------------------------- */
+
+static inline unsigned size_class(const tc_state *st, uint64_t size)
+{
+    return size <= SMALL_LOOKUP_MAX ? st->class_small[(size + 7) >> 3]
+                                    : st->class_large[(size - SMALL_LOOKUP_MAX + 127) >> 7];
+}
+
+static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
+{
+    tc_state *st = state;
+    (void)now_ns; /* gperftools 2.10 has no time-driven behaviour */
+    uint64_t off, usable;
+    if (size_bytes <= MAX_SIZE) {
+        unsigned cl = size_class(st, size_bytes);
+        uint32_t h = thread_lookup(st, thread);
+        if (h == NIL && (h = thread_create(st, thread)) == NIL)
+            return 0;
+        tc_thread *t = &st->threads[h];
+        tc_freelist *fl = &t->list[cl];
+        uint32_t slot = fl->head;
+        if (slot != NIL) {
+            fl->head = st->links[slot];
+            if (--fl->length < fl->lowater)
+                fl->lowater = fl->length;
+            t->size_bytes -= st->cls[cl].size_bytes;
+        } else {
+            if (reserve(st, cl, st->cls[cl].pages))
+                return 0;
+            slot = tc_fetch_from_central(st, t, cl);
+            if (slot == NIL)
+                return 0;
+        }
+        usable = st->cls[cl].size_bytes;
+        off = slot_offset(st, slot, cl);
+    } else {
+        uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
+        if (npages >= MAX_HEAP_PAGES || reserve(st, 0, (uint32_t)npages))
+            return 0;
+        uint32_t id = ph_new(st, (uint32_t)npages);
+        if (id == NIL)
+            return 0;
+        usable = npages << PAGE_SHIFT;
+        off = (uint64_t)st->spans[id].start << PAGE_SHIFT;
+    }
+    live_add(st, off, usable);
+    st->requested_bytes += size_bytes;
+    st->allocated_bytes += usable;
+    st->live_count++;
+    assert(stats_ordered(st));
+    return BASE_ADDR + off;
+}
+
+static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
+{
+    tc_state *st = state;
+    (void)now_ns;
+    assert(addr > BASE_ADDR && addr < BASE_ADDR + ((uint64_t)st->top << PAGE_SHIFT));
+    uint64_t off = addr - BASE_ADDR;
+    uint32_t id = st->pmap[off >> PAGE_SHIFT];
+    tc_span *s = &st->spans[id];
+    unsigned cl = s->sizeclass;
+    if (cl == 0) { /* do_free_pages */
+        assert(s->location == LOC_IN_USE && off == (uint64_t)s->start << PAGE_SHIFT);
+        assert(size_bytes > MAX_SIZE && ((size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT) == s->length);
+        uint64_t usable = (uint64_t)s->length << PAGE_SHIFT;
+        live_remove(st, off, usable);
+        st->allocated_bytes -= usable;
+        ph_delete(st, id);
+    } else {
+        assert(size_class(st, size_bytes) == cl); /* ValidateSizeHint */
+        const tc_class_info *ci = &st->cls[cl];
+        uint64_t rel = off - ((uint64_t)s->start << PAGE_SHIFT);
+        uint32_t idx = (uint32_t)((rel * ci->magic) >> 32);
+        assert((uint64_t)idx * ci->size_bytes == rel);
+        uint32_t slot = (s->chunk << CHUNK_SHIFT) + idx;
+        live_remove(st, off, ci->size_bytes);
+        st->allocated_bytes -= ci->size_bytes;
+        uint32_t h = thread_lookup(st, thread);
+        if (h != NIL) {
+            tc_deallocate(st, h, slot, cl);
+        } else { /* no cache for this thread: straight to the central list */
+            st->links[slot] = NIL;
+            central_insert_range(st, cl, slot, slot, 1);
+        }
+    }
+    st->requested_bytes -= size_bytes;
+    st->live_count--;
+    assert(stats_ordered(st));
+}
+
+static uint64_t tc_usable_size(const void *state, uint64_t size_bytes)
+{
+    const tc_state *st = state;
+    if (size_bytes <= MAX_SIZE)
+        return st->cls[size_class(st, size_bytes)].size_bytes;
+    return ((size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT) << PAGE_SHIFT;
+}
+
+/* MallocExtension::ReleaseFreeMemory = ReleaseToSystem(SIZE_MAX): every
+ * normal free span of the page heap is released; caches are untouched. */
+static void tc_release(void *state, uint64_t now_ns)
+{
+    (void)now_ns;
+    ph_release_at_least(state, UINT64_MAX >> PAGE_SHIFT);
+    assert(stats_ordered(state));
+}
+
+const rs_alloc_ops rs_alloc_tcmalloc = {
+    .name = "tcmalloc",
+    .doc = "gperftools 2.10 tcmalloc: 85 size classes, thread caches with slow start and a "
+           "global budget, transfer and central caches, page heap with release-rate scavenger",
+    .params = tc_params,
+    .create = create,
+    .destroy = destroy,
+    .alloc = tc_alloc,
+    .free = tc_free,
+    .usable_size = tc_usable_size,
+    .advance = NULL,
+    .release = tc_release,
+    .stats = tc_stats,
+};
+
+/* ---- test helpers ------------------------------------------------------ */
+
+int rs_tc_thread_list(const void *state, uint32_t thread, unsigned cl, uint32_t *r_length,
+                      uint32_t *r_max_length)
+{
+    const tc_state *st = state;
+    uint32_t h = thread_lookup(st, thread);
+    if (h == NIL || cl == 0 || cl >= st->nclasses)
+        return RS_ENOTFOUND;
+    *r_length = st->threads[h].list[cl].length;
+    *r_max_length = st->threads[h].list[cl].max_length;
+    return 0;
+}
+
+int rs_tc_thread_cache(const void *state, uint32_t thread, uint64_t *r_size_bytes,
+                       uint64_t *r_max_size_bytes)
+{
+    const tc_state *st = state;
+    uint32_t h = thread_lookup(st, thread);
+    if (h == NIL)
+        return RS_ENOTFOUND;
+    *r_size_bytes = (uint64_t)st->threads[h].size_bytes;
+    *r_max_size_bytes = (uint64_t)st->threads[h].max_size_bytes;
+    return 0;
+}
+
+int rs_tc_central(const void *state, unsigned cl, uint64_t *r_free_objects,
+                  uint32_t *r_transfer_batches, uint64_t *r_spans)
+{
+    const tc_state *st = state;
+    if (cl == 0 || cl >= st->nclasses)
+        return RS_ENOTFOUND;
+    *r_free_objects = st->central[cl].counter;
+    *r_transfer_batches = (uint32_t)st->central[cl].used_slots;
+    *r_spans = st->central[cl].num_spans;
+    return 0;
+}
+
+uint64_t rs_tc_footprint_bytes(const void *state)
+{
+    const tc_state *st = state;
+    return sizeof *st + (uint64_t)st->pmap_cap * (sizeof *st->pmap + OS_PER_PAGE * sizeof *st->osp) +
+           (uint64_t)st->spans_cap * (sizeof *st->spans + 2 * sizeof(uint64_t)) +
+           (uint64_t)st->chunks_cap * (sizeof *st->chunk_span + ((size_t)1 << CHUNK_SHIFT) * sizeof *st->links) +
+           (uint64_t)st->threads_cap * sizeof *st->threads +
+           (uint64_t)st->thread_index_cap * sizeof *st->thread_index;
+}
+
+/* ---- audit ------------------------------------------------------------- */
+
+/* Walk a chain marking slots free; fails on a loop, a slot of another class
+ * or a slot already marked. */
+static int mark_chain(const tc_state *st, uint8_t *is_free, uint32_t head, unsigned cl, uint64_t limit,
+                      uint64_t *r_n, uint32_t *r_tail)
+{
+    uint64_t n = 0;
+    uint32_t tail = NIL;
+    for (uint32_t x = head; x != NIL; x = st->links[x]) {
+        if ((uint64_t)x >= ((uint64_t)st->chunks_len << CHUNK_SHIFT) || n > limit)
+            return -1;
+        uint32_t sp = st->chunk_span[x >> CHUNK_SHIFT];
+        if (sp == NIL || st->spans[sp].sizeclass != cl || is_free[x])
+            return -1;
+        if (x - (st->spans[sp].chunk << CHUNK_SHIFT) >= st->cls[cl].objects)
+            return -1;
+        is_free[x] = 1;
+        tail = x;
+        n++;
+    }
+    *r_n = n;
+    if (r_tail)
+        *r_tail = tail;
+    return 0;
+}
+
+int rs_tc_audit(const void *state, rs_err *err)
+{
+    const tc_state *st = state;
+    int rc = 0;
+    uint64_t nslots = (uint64_t)st->chunks_len << CHUNK_SHIFT;
+    uint8_t *is_free = calloc(nslots + 1, 1);
+    uint16_t *live = calloc((size_t)st->top * OS_PER_PAGE + 1, sizeof *live);
+    uint64_t *span_free = calloc((size_t)st->spans_len + 1, sizeof *span_free);
+    if (!is_free || !live || !span_free) {
+        free(is_free);
+        free(live);
+        free(span_free);
+        return rs_fail(err, RS_ENOMEM, "out of memory in audit");
+    }
+#define AUDIT_FAIL(...) do { rc = rs_fail(err, RS_EINTERNAL, __VA_ARGS__); goto out; } while (0)
+    /* free-object chains: thread caches, transfer caches, spans */
+    uint64_t tc_bytes_total = 0;
+    for (uint32_t h = 0; h < st->nthreads; h++) {
+        const tc_thread *t = &st->threads[h];
+        int64_t bytes = 0;
+        for (unsigned cl = 1; cl < st->nclasses; cl++) {
+            uint64_t n;
+            if (mark_chain(st, is_free, t->list[cl].head, cl, nslots, &n, NULL))
+                AUDIT_FAIL("thread %u class %u: free list broken", h, cl);
+            if (n != t->list[cl].length)
+                AUDIT_FAIL("thread %u class %u: length %u, chain %llu", h, cl, t->list[cl].length,
+                           (unsigned long long)n);
+            if (t->list[cl].lowater > t->list[cl].length || t->list[cl].max_length == 0)
+                AUDIT_FAIL("thread %u class %u: lowater/max_length wrong", h, cl);
+            bytes += (int64_t)n * st->cls[cl].size_bytes;
+        }
+        if (bytes != t->size_bytes)
+            AUDIT_FAIL("thread %u: size %lld, lists hold %lld", h, (long long)t->size_bytes, (long long)bytes);
+        tc_bytes_total += (uint64_t)bytes;
+        if (thread_lookup(st, t->id) != h)
+            AUDIT_FAIL("thread %u: index does not find it", h);
+    }
+    for (unsigned cl = 1; cl < st->nclasses; cl++) {
+        const tc_central *c = &st->central[cl];
+        if (c->used_slots < 0 || c->used_slots > c->cache_size || c->cache_size > c->max_cache_size)
+            AUDIT_FAIL("class %u: transfer cache %d/%d/%d", cl, c->used_slots, c->cache_size, c->max_cache_size);
+        for (int i = 0; i < c->used_slots; i++) {
+            uint64_t n;
+            uint32_t tail;
+            if (mark_chain(st, is_free, c->tc_head[i], cl, nslots, &n, &tail) || n != st->cls[cl].batch ||
+                tail != c->tc_tail[i])
+                AUDIT_FAIL("class %u: transfer slot %d broken", cl, i);
+        }
+        uint64_t counter = 0, nspans = 0;
+        for (int e = 0; e < 2; e++) {
+            uint32_t list = e ? c->empty : c->nonempty;
+            for (uint32_t id = st->spans[list].next; id != list; id = st->spans[id].next) {
+                const tc_span *s = &st->spans[id];
+                uint64_t n;
+                if (nspans++ > st->spans_len || s->sizeclass != cl || s->location != LOC_IN_USE ||
+                    st->spans[s->next].prev != id)
+                    AUDIT_FAIL("class %u: span %u misplaced", cl, id);
+                if (mark_chain(st, is_free, s->objects, cl, nslots, &n, NULL))
+                    AUDIT_FAIL("class %u: span %u object list broken", cl, id);
+                for (uint32_t x = s->objects; x != NIL; x = st->links[x])
+                    if (st->chunk_span[x >> CHUNK_SHIFT] != id)
+                        AUDIT_FAIL("class %u: span %u lists an object of another span", cl, id);
+                if ((n == 0) != (e == 1) || n + s->refcount != st->cls[cl].objects)
+                    AUDIT_FAIL("class %u: span %u has %llu free, refcount %u", cl, id, (unsigned long long)n,
+                               s->refcount);
+                span_free[id] = n;
+                counter += n;
+            }
+        }
+        if (counter != c->counter || nspans != c->num_spans)
+            AUDIT_FAIL("class %u: counter %llu/%llu spans %llu/%llu", cl, (unsigned long long)counter,
+                       (unsigned long long)c->counter, (unsigned long long)nspans,
+                       (unsigned long long)c->num_spans);
+    }
+    /* walk the heap by spans */
+    uint64_t resident = 0, active = 0, allocated = 0, free_p = 0, unmapped_p = 0, normal_res = 0, nlarge[2] = {0};
+    uint32_t prev_loc = LOC_UNUSED;
+    for (uint32_t p = 1; p < st->top;) {
+        uint32_t id = st->pmap[p];
+        if (id == NIL || id < NSENTINEL || id >= st->spans_len)
+            AUDIT_FAIL("page %u: bad span %u", p, id);
+        const tc_span *s = &st->spans[id];
+        if (s->start != p || s->length == 0 || p + s->length > st->top || st->pmap[p + s->length - 1] != id)
+            AUDIT_FAIL("page %u: span %u boundaries wrong", p, id);
+        uint32_t nres = count_resident(st, p, s->length);
+        resident += nres;
+        if (s->location == LOC_IN_USE && s->sizeclass) {
+            unsigned cl = s->sizeclass;
+            const tc_class_info *ci = &st->cls[cl];
+            if (s->length != ci->pages || s->chunk == NIL)
+                AUDIT_FAIL("span %u: class %u with %u pages", id, cl, s->length);
+            for (uint32_t q = p; q < p + s->length; q++)
+                if (st->pmap[q] != id)
+                    AUDIT_FAIL("span %u: page %u not registered", id, q);
+            for (uint32_t k = 0; k < ci->objects; k++) {
+                uint32_t x = (s->chunk << CHUNK_SHIFT) + k;
+                uint64_t off = ((uint64_t)p << PAGE_SHIFT) + (uint64_t)k * ci->size_bytes;
+                if (st->chunk_span[x >> CHUNK_SHIFT] != id)
+                    AUDIT_FAIL("span %u: chunk owner wrong", id);
+                if (!(st->osp[off >> OS_PAGE_SHIFT] & OS_RESIDENT))
+                    AUDIT_FAIL("span %u: object %u's first page not resident", id, k);
+                if (!is_free[x]) {
+                    allocated += ci->size_bytes;
+                    for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + ci->size_bytes - 1) >> OS_PAGE_SHIFT; q++)
+                        live[q]++;
+                }
+            }
+        } else if (s->location == LOC_IN_USE) {
+            allocated += (uint64_t)s->length << PAGE_SHIFT;
+            for (uint64_t q = (uint64_t)p * OS_PER_PAGE; q < ((uint64_t)p + s->length) * OS_PER_PAGE; q++)
+                live[q]++;
+        } else if (s->location == LOC_NORMAL || s->location == LOC_RETURNED) {
+            int ret = s->location == LOC_RETURNED;
+            if (nres != s->nresident || (ret && nres))
+                AUDIT_FAIL("free span %u: nresident %u, counted %u", id, s->nresident, nres);
+            if (prev_loc == s->location)
+                AUDIT_FAIL("free span %u not coalesced with its predecessor", id);
+            if (ret)
+                unmapped_p += s->length;
+            else {
+                free_p += s->length;
+                normal_res += nres;
+            }
+            if (s->length > MAX_PAGES) {
+                const tc_lset *set = ret ? &st->large_returned : &st->large_normal;
+                uint32_t i = lset_lower(set, lkey(s));
+                if (i >= set->len || set->keys[i] != lkey(s))
+                    AUDIT_FAIL("large free span %u not in its set", id);
+                nlarge[ret]++;
+            } else {
+                uint32_t list = sentinel_heap(s->length, ret), k = 0, x;
+                for (x = st->spans[list].next; x != list && x != id && k <= st->spans_len; x = st->spans[x].next)
+                    k++;
+                if (x != id)
+                    AUDIT_FAIL("free span %u not on its list", id);
+            }
+        } else {
+            AUDIT_FAIL("span %u in the page map is unused", id);
+        }
+        prev_loc = s->location;
+        p += s->length;
+    }
+    for (uint64_t q = 0; q < (uint64_t)st->top * OS_PER_PAGE; q++) {
+        if (live[q] != (st->osp[q] & OS_LIVE_MASK))
+            AUDIT_FAIL("OS page %llu: live %u, counted %u", (unsigned long long)q, st->osp[q] & OS_LIVE_MASK, live[q]);
+        if (live[q] && !(st->osp[q] & OS_RESIDENT))
+            AUDIT_FAIL("OS page %llu: live but not resident", (unsigned long long)q);
+        active += live[q] > 0;
+    }
+    if (resident != st->resident_pages || active != st->active_pages || allocated != st->allocated_bytes ||
+        free_p != st->free_pages || unmapped_p != st->unmapped_pages || normal_res != st->normal_resident_pages ||
+        st->top - 1 != st->system_pages)
+        AUDIT_FAIL("counters differ: resident %llu/%llu active %llu/%llu allocated %llu/%llu free %llu/%llu "
+                   "unmapped %llu/%llu dirty %llu/%llu",
+                   (unsigned long long)resident, (unsigned long long)st->resident_pages,
+                   (unsigned long long)active, (unsigned long long)st->active_pages,
+                   (unsigned long long)allocated, (unsigned long long)st->allocated_bytes,
+                   (unsigned long long)free_p, (unsigned long long)st->free_pages,
+                   (unsigned long long)unmapped_p, (unsigned long long)st->unmapped_pages,
+                   (unsigned long long)normal_res, (unsigned long long)st->normal_resident_pages);
+    for (int k = 0; k < 2; k++) {
+        const tc_lset *set = k ? &st->large_returned : &st->large_normal;
+        if (set->len != nlarge[k])
+            AUDIT_FAIL("large set %d holds %u spans, the heap %llu", k, set->len, (unsigned long long)nlarge[k]);
+        for (uint32_t i = 1; i < set->len; i++)
+            if (set->keys[i - 1] >= set->keys[i])
+                AUDIT_FAIL("large set %d not sorted", k);
+    }
+    if (!stats_ordered(st))
+        AUDIT_FAIL("stats out of order");
+    (void)tc_bytes_total;
+#undef AUDIT_FAIL
+out:
+    free(is_free);
+    free(live);
+    free(span_free);
+    return rc;
+}
