@@ -30,7 +30,10 @@
     X(limit_bytes)     /* the configured cache limit */                       \
     X(items_count)     /* cached objects */                                   \
     X(trims_count)     /* trims run so far */                                 \
-    X(trimmed_items_count) /* objects trimmed so far */
+    X(trimmed_items_count) /* objects trimmed so far */                      \
+    X(thread_cached_bytes) /* the part of cached_bytes in thread caches */   \
+    X(heap_bytes)      /* allocator heap incl. released (0: not reported) */ \
+    X(unmapped_bytes)  /* of heap, released to the OS now */
 
 /* Real sample columns. */
 #define RS_SAMPLE_REAL_COLUMNS(X)                                             \

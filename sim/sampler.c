@@ -33,6 +33,9 @@ void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r)
         .items_count = d.items_count,
         .trims_count = d.trim.trims_count,
         .trimmed_items_count = d.trim.trimmed_items_count,
+        .thread_cached_bytes = a.thread_cached_bytes,
+        .heap_bytes = a.heap_bytes,
+        .unmapped_bytes = a.unmapped_bytes,
     };
     r->x = r->rss_bytes ? 1.0 - (double)r->accounted_bytes / (double)r->rss_bytes : 0.0;
     r->overshoot = r->limit_bytes ? (double)r->rss_bytes / (double)r->limit_bytes : 0.0;
@@ -57,6 +60,8 @@ int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint6
     rs_daemon_stats d;
     uint64_t from_ns = (uint64_t)((double)end_ns * steady_from);
     double rss_sum = 0, acc_sum = 0, rss_peak = 0;
+    /* steady means of the decomposition of rss (see docs/models.md) */
+    double unt_sum = 0, rnd_sum = 0, cch_sum = 0, met_sum = 0, frg_sum = 0, bas_sum = 0;
     size_t n = 0, first = res->nsamples;
     int rc = 0;
 
@@ -70,6 +75,13 @@ int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint6
                 first = i;
             rss_sum += (double)smp->rss_bytes;
             acc_sum += (double)smp->accounted_bytes;
+            unt_sum += (double)smp->untracked_bytes;
+            rnd_sum += (double)smp->allocated_bytes - (double)smp->requested_bytes;
+            cch_sum += (double)smp->cached_bytes;
+            met_sum += (double)smp->metadata_bytes;
+            frg_sum += (double)smp->resident_bytes - (double)smp->allocated_bytes -
+                       (double)smp->cached_bytes - (double)smp->metadata_bytes;
+            bas_sum += (double)smp->base_bytes;
             n++;
         }
     }
@@ -108,6 +120,13 @@ int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint6
         { "items_peak_count", (double)d.items_peak_count },
         { "sim_end_ns", (double)end_ns },
         { "steady_from_ns", (double)from_ns },
+        { "rss_accounted_bytes", n ? acc_sum / (double)n : 0.0 },
+        { "rss_untracked_bytes", n ? unt_sum / (double)n : 0.0 },
+        { "rss_rounding_bytes", n ? rnd_sum / (double)n : 0.0 },
+        { "rss_caches_bytes", n ? cch_sum / (double)n : 0.0 },
+        { "rss_metadata_bytes", n ? met_sum / (double)n : 0.0 },
+        { "rss_fragmentation_bytes", n ? frg_sum / (double)n : 0.0 },
+        { "rss_base_bytes", n ? bas_sum / (double)n : 0.0 },
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
         rc = rs_result_set_metric(s->result, m[i].name, m[i].value, err);

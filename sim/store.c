@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define SCHEMA_VERSION "1"
+#define SCHEMA_VERSION "2" /* 2: allocator-native sample columns */
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 #define BUSY_TIMEOUT_MS 60000
 
@@ -45,7 +45,7 @@
 #define SAMPLE_BATCH 32 /* rows per multi-row insert: 1.5x faster than one by one */
 #define SAMPLE_INSERT_INTO \
     "INSERT INTO samples(run_id" RS_SAMPLE_INT_COLUMNS(COL_NAME) RS_SAMPLE_REAL_COLUMNS(COL_NAME) ") VALUES"
-#define COL_INT_DEF(name) ", " #name " INTEGER NOT NULL"
+#define COL_INT_DEF(name) ", " #name " INTEGER NOT NULL DEFAULT 0"
 #define COL_REAL_DEF(name) ", " #name " REAL"
 
 static const char schema_sql[] =

@@ -37,6 +37,12 @@ typedef struct rs_alloc_stats {
     uint64_t dirty_bytes;     /* free pages not yet released (resident) */
     uint64_t released_bytes;  /* pages given back to the OS since start (not resident) */
     uint64_t live_count;      /* live allocations */
+    /* The allocator's own view, where it has one (0 otherwise): */
+    uint64_t thread_cached_bytes; /* the part of cached_bytes in per-thread caches */
+    uint64_t heap_bytes;      /* all address space the heap holds, released included
+                               * (tcmalloc generic.heap_size; jemalloc mapped + retained) */
+    uint64_t unmapped_bytes;  /* of heap_bytes, released to the OS now (tcmalloc
+                               * pageheap_unmapped; jemalloc retained); mapped = heap - unmapped */
 } rs_alloc_stats;
 
 typedef struct rs_alloc_ops {

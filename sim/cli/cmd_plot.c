@@ -53,19 +53,24 @@ static const plot_kind kinds[] = {
     { .name = "overshoot", .per_sweep = 1, .template = "overshoot.gp",
       .summary = "one sweep: steady rss/limit vs limit, with the (1-x)^-1 curve",
       .write = overshoot_write },
+    { .name = "breakdown", .per_sweep = 0, .template = "breakdown.gp",
+      .summary = "one run: rss split into accounted, untracked, rounding, caches, metadata,\n"
+                 "              free-but-resident and base, stacked over virtual time",
+      .write = timeseries_write },
 };
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: rssim plot timeseries --run ID   [--db PATH] -o out/NAME.png|.svg\n"
-            "       rssim plot overshoot  --sweep ID [--db PATH] -o out/NAME.png|.svg\n\n");
+            "usage: rssim plot timeseries --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot breakdown  --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot overshoot  --sweep ID [--db PATH] -o out/NAME.png|.svg|.txt\n\n");
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         fprintf(f, "  %-11s %s\n", kinds[i].name, kinds[i].summary);
     fprintf(f,
             "\nOnly runs that are done are drawn.  The data goes to NAME.dat beside the\n"
             "output; the drawing is scripts/<kind>.gp (gnuplot; Debian package gnuplot-nox).\n\n"
-            "      --run ID      the run (timeseries)\n"
+            "      --run ID      the run (timeseries, breakdown)\n"
             "      --sweep ID    the sweep (overshoot)\n"
             "      --db PATH     SQLite database (default %s)\n"
             "  -o, --output F    the image: .png (pngcairo), .svg, or .txt (text, for a\n"

@@ -1,0 +1,933 @@
+/*
+ * rssim_real.c — rssim-real: the ground-truth replayer (design.md §7.1).
+ *
+ *   rssim-real TRACE [--alloc glibc|jemalloc|tcmalloc] [--db PATH]
+ *              [--sample-interval 100ms] [--label L] [--threads N]
+ *
+ * It replays an allocation trace (daemon=alloc: MALLOC, FREE, RELEASE) with
+ * the REAL allocator and measures what the simulator predicts: at the same
+ * virtual sample times as rssim's sampler it reads the process RSS and the
+ * allocator's own statistics, then stores one run of kind "measured".
+ *
+ * How a measurement is kept honest:
+ *   - the allocator: glibc is the one linked in; jemalloc and tcmalloc are
+ *     Debian's libjemalloc.so.2 / libtcmalloc_minimal.so.4, put in front by
+ *     re-executing this program with LD_PRELOAD.  Before replaying it checks
+ *     which library `malloc` really resolves to and refuses to measure
+ *     anything else (an ASan build, a foreign LD_PRELOAD).
+ *   - the harness's heap footprint: the trace is read and checked in a first
+ *     pass that copies its records to an unlinked temporary file; the replay
+ *     reads that file with read(2) into a static buffer, keeps handle →
+ *     pointer in an mmap'ed table and the samples in an mmap'ed buffer
+ *     (grown by mremap), so nothing but the trace's own MALLOCs touches the
+ *     heap during the replay.  The store (SQLite) is opened only afterwards.
+ *   - the baseline: after the first pass the allocator's release call is
+ *     made, the worker threads are started, the table and sample buffer are
+ *     touched, and then RSS is read once: resident_bytes = rss − baseline
+ *     (clamped at 0), base_bytes = baseline, so rss = resident + base as in
+ *     the simulator.
+ *   - touching: every MALLOC is followed by memset of all its bytes (the
+ *     simulator assumes an application touches what it allocates).
+ *   - threads: records of trace thread t run on worker t mod N, each a real
+ *     pthread with its own thread cache.  Records are handed over one run
+ *     of consecutive same-thread records at a time and the main thread waits
+ *     for each run to finish, so the global order is exactly the trace's.
+ *     With one worker everything runs inline on the main thread.
+ *   - virtual time: samples at 0, interval, 2·interval, … ≤ end and at the
+ *     end (the last record's time), each taken before the records of the
+ *     same or a later time — exactly rssim's engine (sim/engine.c).
+ *
+ * Exit status: 0 done, 1 environment/IO/database failure, 2 bad input or
+ * usage.  Bad input is found in the first pass, before anything is stored.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/config.h"
+#include "sim/err.h"
+#include "sim/result.h"
+#include "sim/store.h"
+#include "traces/format.h" /* rs_trace.line: FILE:LINE of semantic errors */
+#include "traces/trace.h"
+
+#define PROG "rssim-real"
+#define MAX_WORKERS 256
+#define CHUNK_RECS 4096        /* records per read(2) of the replay file */
+#define STEADY_FROM 0.5        /* as rssim's default steady_from */
+#define TOUCH_BYTE 0x5a
+#define MALLCTL_ALL 4096u      /* MALLCTL_ARENAS_ALL in jemalloc 5.x */
+
+/* ---- which allocator ---------------------------------------------------- */
+
+typedef enum al_kind { AL_GLIBC, AL_JEMALLOC, AL_TCMALLOC } al_kind;
+
+static const struct al_info {
+    const char *name;    /* --alloc value */
+    const char *soname;  /* what LD_PRELOAD names (NULL: linked in) */
+    const char *package; /* Debian package that ships it */
+    const char *lib_tag; /* substring of the library malloc must resolve into */
+} al_infos[] = {
+    [AL_GLIBC] = { .name = "glibc", .soname = NULL, .package = "libc6", .lib_tag = "/libc.so" },
+    [AL_JEMALLOC] = { .name = "jemalloc", .soname = "libjemalloc.so.2",
+                      .package = "libjemalloc2", .lib_tag = "libjemalloc" },
+    [AL_TCMALLOC] = { .name = "tcmalloc", .soname = "libtcmalloc_minimal.so.4",
+                      .package = "libtcmalloc-minimal4", .lib_tag = "libtcmalloc" },
+};
+
+typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+typedef int (*getprop_fn)(const char *, size_t *);
+typedef void (*release_fn)(void);
+
+/* The active allocator's entry points, resolved once before the replay. */
+static struct {
+    al_kind kind;
+    mallctl_fn mallctl;
+    getprop_fn getprop;
+    release_fn tc_release;
+} al;
+
+static void al_release(void)
+{
+    switch (al.kind) {
+    case AL_GLIBC: malloc_trim(0); break;
+    case AL_JEMALLOC: {
+        char cmd[32];
+        snprintf(cmd, sizeof cmd, "arena.%u.purge", MALLCTL_ALL);
+        al.mallctl(cmd, NULL, NULL, NULL, 0);
+        break;
+    }
+    case AL_TCMALLOC: al.tc_release(); break;
+    }
+}
+
+static uint64_t je_get(const char *name)
+{
+    size_t v = 0, len = sizeof v;
+    return al.mallctl(name, &v, &len, NULL, 0) == 0 ? (uint64_t)v : 0;
+}
+
+static uint64_t tc_get(const char *name)
+{
+    size_t v = 0;
+    return al.getprop(name, &v) ? (uint64_t)v : 0;
+}
+
+/* Fill the allocator columns of *s from the allocator's own statistics. */
+static void al_stats(rs_sample *s, uint64_t page_bytes)
+{
+    switch (al.kind) {
+    case AL_GLIBC: {
+        struct mallinfo2 mi = mallinfo2();
+        s->allocated_bytes = mi.uordblks;
+        s->mapped_bytes = mi.arena + mi.hblkhd;
+        s->dirty_bytes = mi.fordblks;
+        break;
+    }
+    case AL_JEMALLOC: {
+        uint64_t ep = 1;
+        size_t len = sizeof ep;
+        al.mallctl("epoch", &ep, &len, &ep, len);
+        s->allocated_bytes = je_get("stats.allocated");
+        s->active_bytes = je_get("stats.active");
+        s->mapped_bytes = je_get("stats.mapped");
+        s->metadata_bytes = je_get("stats.metadata");
+        s->cached_bytes = je_get("stats.arenas.4096.tcache_bytes");
+        s->dirty_bytes = je_get("stats.arenas.4096.pdirty") * page_bytes;
+        break;
+    }
+    case AL_TCMALLOC: {
+        uint64_t heap = tc_get("generic.heap_size"), unmapped = tc_get("tcmalloc.pageheap_unmapped_bytes");
+        uint64_t pfree = tc_get("tcmalloc.pageheap_free_bytes");
+        s->allocated_bytes = tc_get("generic.current_allocated_bytes");
+        s->mapped_bytes = heap > unmapped ? heap - unmapped : 0;
+        s->active_bytes = s->mapped_bytes > pfree ? s->mapped_bytes - pfree : 0;
+        s->cached_bytes = tc_get("tcmalloc.central_cache_free_bytes") +
+                          tc_get("tcmalloc.transfer_cache_free_bytes") +
+                          tc_get("tcmalloc.thread_cache_free_bytes");
+        s->dirty_bytes = pfree;
+        break;
+    }
+    }
+}
+
+/* Which library does `malloc` come from?  0 when it is al_infos[kind]'s. */
+static int al_check_active(al_kind kind, rs_err *err)
+{
+    Dl_info info = { 0 };
+    void *m = dlsym(RTLD_DEFAULT, "malloc");
+    const char *lib = m && dladdr(m, &info) && info.dli_fname ? info.dli_fname : "?";
+
+    if (!strstr(lib, al_infos[kind].lib_tag))
+        return rs_fail(err, RS_EINTERNAL,
+                       "the active allocator is not %s: malloc comes from '%s'%s", al_infos[kind].name,
+                       lib, strstr(lib, "asan") ? " (AddressSanitizer build: measure with a normal build)" : "");
+    al.kind = kind;
+    if (kind == AL_JEMALLOC) {
+        al.mallctl = (mallctl_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "mallctl");
+        if (!al.mallctl)
+            return rs_fail(err, RS_EINTERNAL, "jemalloc is active but 'mallctl' is missing");
+    } else if (kind == AL_TCMALLOC) {
+        al.getprop = (getprop_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty");
+        al.tc_release = (release_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MallocExtension_ReleaseFreeMemory");
+        if (!al.getprop || !al.tc_release)
+            return rs_fail(err, RS_EINTERNAL, "tcmalloc is active but its MallocExtension C API is missing");
+    }
+    return 0;
+}
+
+/* Put the allocator in front with LD_PRELOAD and re-execute; returns only on
+ * failure (or 0 when this process already is the re-executed one). */
+static int al_reexec(al_kind kind, char **argv, rs_err *err)
+{
+    const struct al_info *a = &al_infos[kind];
+    const char *mark = getenv("RSSIM_REAL_PRELOADED");
+
+    if (!a->soname || (mark && strcmp(mark, a->name) == 0))
+        return 0;
+#if defined(__SANITIZE_ADDRESS__)
+    return rs_fail(err, RS_EINTERNAL,
+                   "this rssim-real is an AddressSanitizer build, which cannot run with %s preloaded; "
+                   "measure with a normal build", a->name);
+#endif
+    /* Probe in a child, so that the library's constructors never run here. */
+    pid_t pid = fork();
+    if (pid < 0)
+        return rs_fail(err, RS_EINTERNAL, "cannot fork: %s", strerror(errno));
+    if (pid == 0)
+        _exit(dlopen(a->soname, RTLD_NOW | RTLD_LOCAL) ? 0 : 3);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+        return rs_fail(err, RS_EINTERNAL, "cannot load %s for --alloc %s (Debian: apt-get install %s)",
+                       a->soname, a->name, a->package);
+    const char *old = getenv("LD_PRELOAD");
+    char pre[4096];
+    snprintf(pre, sizeof pre, "%s%s%s", a->soname, old && *old ? ":" : "", old ? old : "");
+    if (setenv("LD_PRELOAD", pre, 1) || setenv("RSSIM_REAL_PRELOADED", a->name, 1))
+        return rs_fail(err, RS_EINTERNAL, "cannot set LD_PRELOAD: %s", strerror(errno));
+    execv("/proc/self/exe", argv);
+    return rs_fail(err, RS_EINTERNAL, "cannot re-execute '/proc/self/exe' with %s: %s", a->soname,
+                   strerror(errno));
+}
+
+/* ---- mmap'ed memory ------------------------------------------------------ */
+
+static void *map_bytes(size_t n)
+{
+    void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- handle table: open addressing, linear probing, backward-shift delete */
+
+typedef struct slot {
+    uint64_t handle;
+    void *ptr;           /* NULL = empty slot */
+    uint64_t size_bytes; /* as allocated */
+} slot;
+
+typedef struct htable {
+    slot *slots; /* mmap'ed */
+    uint64_t mask, live;
+} htable;
+
+static inline uint64_t mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static inline uint64_t ht_find(const htable *t, uint64_t handle)
+{
+    uint64_t i = mix(handle) & t->mask;
+    while (t->slots[i].ptr && t->slots[i].handle != handle)
+        i = (i + 1) & t->mask;
+    return i;
+}
+
+static void ht_release(htable *t)
+{
+    if (t->slots)
+        munmap(t->slots, (t->mask + 1) * sizeof(slot));
+    *t = (htable){ 0 };
+}
+
+/* (Re)size to hold at least want live handles at load ≤ 1/2, rehashing. */
+static int ht_reserve(htable *t, uint64_t want, rs_err *err)
+{
+    uint64_t n = 1024;
+    while (n < 2 * want)
+        n *= 2;
+    if (t->slots && n <= t->mask + 1)
+        return 0;
+    slot *s = map_bytes(n * sizeof(slot));
+    if (!s)
+        return rs_fail(err, RS_ENOMEM, "cannot map a table of %" PRIu64 " handles", n);
+    htable nt = { .slots = s, .mask = n - 1, .live = t->live };
+    for (uint64_t i = 0; t->slots && i <= t->mask; i++)
+        if (t->slots[i].ptr)
+            nt.slots[ht_find(&nt, t->slots[i].handle)] = t->slots[i];
+    ht_release(t);
+    *t = nt;
+    return 0;
+}
+
+static void ht_remove(htable *t, uint64_t i)
+{
+    uint64_t j = i;
+    for (;;) {
+        j = (j + 1) & t->mask;
+        if (!t->slots[j].ptr)
+            break;
+        uint64_t home = mix(t->slots[j].handle) & t->mask;
+        if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
+            t->slots[i] = t->slots[j];
+            i = j;
+        }
+    }
+    t->slots[i].ptr = NULL;
+    t->live--;
+}
+
+/* ---- pass 1: read, check, copy the records ------------------------------ */
+
+static rs_rec chunk[CHUNK_RECS]; /* static: pass 1's write buffer, the replay's read buffer */
+
+typedef struct trace_info {
+    uint64_t records, end_ns, max_live;
+    unsigned max_thread;
+} trace_info;
+
+static int write_all(int fd, const void *p, size_t n, rs_err *err)
+{
+    const char *c = p;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return rs_fail(err, RS_EIO, "cannot write the replay copy of the trace: %s", strerror(errno));
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* "PATH:LINE: [record N: ]" of the record just read. */
+static void where(const rs_trace *tr, const char *path, uint64_t recno, char *buf, size_t cap)
+{
+    uint64_t line = tr->line - 1;
+    if (strcmp(rs_trace_format(tr), "binary") == 0)
+        snprintf(buf, cap, "%s:%" PRIu64 ": record %" PRIu64 ": ", path, line, recno);
+    else
+        snprintf(buf, cap, "%s:%" PRIu64 ": ", path, line);
+}
+
+static int pass1(const char *path, int fd, trace_info *r_info, rs_err *err)
+{
+    rs_trace *tr = NULL;
+    htable t = { 0 };
+    trace_info info = { 0 };
+    size_t nbuf = 0;
+    char at[1200];
+    rs_rec rec;
+    int rc;
+
+    if ((rc = rs_trace_open(&tr, path, err)))
+        return rc;
+    if (strcmp(rs_trace_daemon(tr), "alloc") != 0) {
+        rc = rs_fail(err, RS_EINPUT, "%s:1: trace is for daemon '%s', but rssim-real replays 'alloc' traces",
+                     path, rs_trace_daemon(tr));
+        goto out;
+    }
+    if ((rc = ht_reserve(&t, 1024, err)))
+        goto out;
+    while ((rc = rs_trace_next(tr, &rec, err)) == 1) {
+        info.records++;
+        uint64_t i;
+        switch (rec.op) {
+        case RS_OP_MALLOC:
+            if ((rc = ht_reserve(&t, t.live + 1, err)))
+                goto out;
+            i = ht_find(&t, rec.key);
+            if (t.slots[i].ptr) {
+                where(tr, path, info.records, at, sizeof at);
+                rc = rs_fail(err, RS_EINPUT, "%sMALLOC of handle %" PRIu64 ": handle already live", at, rec.key);
+                goto out;
+            }
+            t.slots[i] = (slot){ .handle = rec.key, .ptr = &t, .size_bytes = rec.size_bytes };
+            if (++t.live > info.max_live)
+                info.max_live = t.live;
+            break;
+        case RS_OP_FREE:
+            i = ht_find(&t, rec.key);
+            if (!t.slots[i].ptr) {
+                where(tr, path, info.records, at, sizeof at);
+                rc = rs_fail(err, RS_EINPUT, "%sFREE of handle %" PRIu64 ": no such live handle", at, rec.key);
+                goto out;
+            }
+            if (t.slots[i].size_bytes != rec.size_bytes) {
+                where(tr, path, info.records, at, sizeof at);
+                rc = rs_fail(err, RS_EINPUT,
+                             "%sFREE of handle %" PRIu64 ": size_bytes %" PRIu64 ", but it was allocated with %" PRIu64,
+                             at, rec.key, rec.size_bytes, t.slots[i].size_bytes);
+                goto out;
+            }
+            ht_remove(&t, i);
+            break;
+        case RS_OP_RELEASE:
+            break;
+        default:
+            where(tr, path, info.records, at, sizeof at);
+            rc = rs_fail(err, RS_EINPUT, "%sop %u cannot be replayed", at, rec.op);
+            goto out;
+        }
+        if (rec.thread > info.max_thread)
+            info.max_thread = rec.thread;
+        info.end_ns = rec.t_ns;
+        chunk[nbuf++] = rec;
+        if (nbuf == CHUNK_RECS) {
+            if ((rc = write_all(fd, chunk, sizeof chunk, err)))
+                goto out;
+            nbuf = 0;
+        }
+    }
+    if (rc == 0 && nbuf)
+        rc = write_all(fd, chunk, nbuf * sizeof(rs_rec), err);
+out:
+    ht_release(&t);
+    rs_trace_close(tr);
+    if (rc == 0)
+        *r_info = info;
+    return rc;
+}
+
+/* ---- the replay ---------------------------------------------------------- */
+
+static htable table; /* handle → real pointer; touched by one thread at a time */
+
+typedef struct job_fail {
+    uint64_t index;      /* 1-based record number that failed */
+    uint64_t size_bytes; /* the malloc that returned NULL */
+} job_fail;
+
+/* Execute n records on the calling thread.  0, or 1 with *r_fail. */
+static int exec_recs(const rs_rec *r, size_t n, uint64_t first_index, job_fail *r_fail)
+{
+    for (size_t k = 0; k < n; k++) {
+        uint64_t i;
+        switch (r[k].op) {
+        case RS_OP_MALLOC: {
+            void *p = malloc(r[k].size_bytes);
+            if (!p) {
+                *r_fail = (job_fail){ .index = first_index + k, .size_bytes = r[k].size_bytes };
+                return 1;
+            }
+            memset(p, TOUCH_BYTE, r[k].size_bytes);
+            i = ht_find(&table, r[k].key);
+            table.slots[i] = (slot){ .handle = r[k].key, .ptr = p, .size_bytes = r[k].size_bytes };
+            table.live++;
+            break;
+        }
+        case RS_OP_FREE:
+            i = ht_find(&table, r[k].key);
+            free(table.slots[i].ptr);
+            ht_remove(&table, i);
+            break;
+        case RS_OP_RELEASE:
+            al_release();
+            break;
+        }
+    }
+    return 0;
+}
+
+/* Wait until *a != old: spin briefly, then sleep on the futex. */
+static void wait_change(_Atomic uint32_t *a, uint32_t old)
+{
+    for (int spin = 0; spin < 2000; spin++)
+        if (atomic_load_explicit(a, memory_order_acquire) != old)
+            return;
+    while (atomic_load_explicit(a, memory_order_acquire) == old)
+        syscall(SYS_futex, (uint32_t *)a, FUTEX_WAIT_PRIVATE, old, NULL, NULL, 0);
+}
+
+static void wake(_Atomic uint32_t *a)
+{
+    syscall(SYS_futex, (uint32_t *)a, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+typedef struct worker {
+    pthread_t thread;
+    _Atomic uint32_t go;   /* bumped by the main thread for each job */
+    _Atomic uint32_t done; /* set to go's value when the job is finished */
+    const rs_rec *recs;    /* the job: records [recs, recs + n) */
+    size_t n;
+    uint64_t first_index;
+    int quit, failed;
+    job_fail fail;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    uint32_t seen = 0;
+    for (;;) {
+        wait_change(&w->go, seen);
+        seen = atomic_load_explicit(&w->go, memory_order_acquire);
+        if (w->quit)
+            break;
+        if (!w->failed)
+            w->failed = exec_recs(w->recs, w->n, w->first_index, &w->fail);
+        atomic_store_explicit(&w->done, seen, memory_order_release);
+        wake(&w->done);
+    }
+    return NULL;
+}
+
+/* Hand a job to w and wait for it. */
+static void worker_run(worker *w, const rs_rec *recs, size_t n, uint64_t first_index)
+{
+    w->recs = recs;
+    w->n = n;
+    w->first_index = first_index;
+    uint32_t go = atomic_load_explicit(&w->go, memory_order_relaxed) + 1;
+    atomic_store_explicit(&w->go, go, memory_order_release);
+    wake(&w->go);
+    while (atomic_load_explicit(&w->done, memory_order_acquire) != go)
+        wait_change(&w->done, atomic_load_explicit(&w->done, memory_order_acquire));
+}
+
+static uint64_t page_bytes;
+
+/* Resident bytes of this process, from /proc/self/statm (no stdio, no heap). */
+static uint64_t rss_now(void)
+{
+    char buf[256];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    const char *p = buf;
+    while (*p && *p != ' ')
+        p++;
+    uint64_t pages = 0;
+    for (p++; *p >= '0' && *p <= '9'; p++)
+        pages = pages * 10 + (uint64_t)(*p - '0');
+    return pages * page_bytes;
+}
+
+typedef struct sample_buf {
+    rs_sample *s; /* mmap'ed */
+    size_t n, cap;
+} sample_buf;
+
+static int samples_reserve(sample_buf *b, size_t want, rs_err *err)
+{
+    if (want <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < want)
+        cap *= 2;
+    void *p = b->s ? mremap(b->s, b->cap * sizeof(rs_sample), cap * sizeof(rs_sample), MREMAP_MAYMOVE)
+                   : mmap(NULL, cap * sizeof(rs_sample), PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return rs_fail(err, RS_ENOMEM, "cannot map room for %zu samples", cap);
+    b->s = p;
+    b->cap = cap;
+    return 0;
+}
+
+/* What the replay itself tracks, independent of the allocator. */
+typedef struct replay_state {
+    uint64_t baseline_rss, requested, live, releases;
+} replay_state;
+
+static int take_sample(sample_buf *b, const replay_state *st, uint64_t t_ns, rs_err *err)
+{
+    int rc = samples_reserve(b, b->n + 1, err);
+    if (rc)
+        return rc;
+    rs_sample *s = &b->s[b->n++];
+    *s = (rs_sample){ .t_ns = t_ns };
+    al_stats(s, page_bytes);
+    uint64_t rss = rss_now();
+    s->rss_bytes = rss;
+    s->base_bytes = st->baseline_rss;
+    s->resident_bytes = rss > st->baseline_rss ? rss - st->baseline_rss : 0;
+    s->requested_bytes = st->requested;
+    s->accounted_bytes = st->requested; /* as rssim's alloc daemon: every allocation counts */
+    s->items_count = st->live;
+    s->trims_count = st->releases;
+    s->x = rss ? 1.0 - (double)s->accounted_bytes / (double)rss : 0.0;
+    return 0;
+}
+
+typedef struct replay_opts {
+    uint64_t interval_ns;
+    unsigned workers;
+} replay_opts;
+
+static int replay(int fd, const trace_info *info, const replay_opts *o, sample_buf *b,
+                  replay_state *st, rs_err *err)
+{
+    static worker workers[MAX_WORKERS];
+    unsigned nw = o->workers;
+    int rc = 0, started = 0;
+
+    if ((rc = ht_reserve(&table, info->max_live, err)) ||
+        (rc = samples_reserve(b, (size_t)(info->end_ns / o->interval_ns) + 2, err)))
+        return rc;
+    memset(table.slots, 0, (table.mask + 1) * sizeof(slot));   /* touch: part of the baseline */
+    memset(b->s, 0, b->cap * sizeof(rs_sample));
+    if (lseek(fd, 0, SEEK_SET) < 0)
+        return rs_fail(err, RS_EIO, "cannot rewind the replay copy of the trace: %s", strerror(errno));
+    if (nw > 1) {
+        for (unsigned w = 0; w < nw; w++, started++) {
+            int e = pthread_create(&workers[w].thread, NULL, worker_main, &workers[w]);
+            if (e) {
+                rc = rs_fail(err, RS_EINTERNAL, "cannot start worker thread %u: %s", w, strerror(e));
+                goto out;
+            }
+        }
+    }
+    al_release(); /* return what pass 1 and the set-up freed */
+    st->baseline_rss = rss_now();
+
+    uint64_t next_ns = 0, last_sample_ns = UINT64_MAX, index = 0;
+    for (;;) {
+        ssize_t got = read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = rs_fail(err, RS_EIO, "cannot read the replay copy of the trace: %s", strerror(errno));
+            goto out;
+        }
+        if (got == 0)
+            break;
+        if (got % (ssize_t)sizeof(rs_rec)) {
+            rc = rs_fail(err, RS_EIO, "short read of the replay copy of the trace");
+            goto out;
+        }
+        size_t n = (size_t)got / sizeof(rs_rec);
+        for (size_t i = 0; i < n;) {
+            const rs_rec *r = &chunk[i];
+            while (next_ns <= r->t_ns) {
+                if ((rc = take_sample(b, st, next_ns, err)))
+                    goto out;
+                last_sample_ns = next_ns;
+                next_ns += o->interval_ns;
+            }
+            unsigned wk = r->thread % nw;
+            size_t j = i;
+            for (; j < n && chunk[j].thread % nw == wk && chunk[j].t_ns < next_ns; j++) {
+                if (chunk[j].op == RS_OP_MALLOC) {
+                    st->requested += chunk[j].size_bytes;
+                    st->live++;
+                } else if (chunk[j].op == RS_OP_FREE) {
+                    st->requested -= chunk[j].size_bytes;
+                    st->live--;
+                } else {
+                    st->releases++;
+                }
+            }
+            job_fail f = { 0 };
+            int failed;
+            if (nw == 1) {
+                failed = exec_recs(r, j - i, index + 1, &f);
+            } else {
+                worker_run(&workers[wk], r, j - i, index + 1);
+                failed = workers[wk].failed;
+                f = workers[wk].fail;
+            }
+            if (failed) {
+                rc = rs_fail(err, RS_ENOMEM, "malloc(%" PRIu64 ") of record %" PRIu64 " returned NULL",
+                             f.size_bytes, f.index);
+                goto out;
+            }
+            index += j - i;
+            i = j;
+        }
+    }
+    while (next_ns <= info->end_ns) {
+        if ((rc = take_sample(b, st, next_ns, err)))
+            goto out;
+        last_sample_ns = next_ns;
+        next_ns += o->interval_ns;
+    }
+    if (last_sample_ns != info->end_ns)
+        rc = take_sample(b, st, info->end_ns, err);
+out:
+    for (int w = 0; w < started; w++) {
+        workers[w].quit = 1;
+        atomic_fetch_add_explicit(&workers[w].go, 1, memory_order_release);
+        wake(&workers[w].go);
+        pthread_join(workers[w].thread, NULL);
+    }
+    return rc;
+}
+
+/* ---- results and the store ----------------------------------------------- */
+
+static int mkdir_parent(const char *path, rs_err *err)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = 0;
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(dir, 0777) && errno != EEXIST)
+            return rs_fail(err, RS_EIO, "cannot create folder '%s': %s", dir, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(dir, 0777) && errno != EEXIST)
+        return rs_fail(err, RS_EIO, "cannot create folder '%s': %s", dir, strerror(errno));
+    return 0;
+}
+
+static int make_result(const sample_buf *b, const trace_info *info, uint64_t baseline,
+                       uint64_t wall_ns, rs_result *res, rs_err *err)
+{
+    uint64_t from_ns = (uint64_t)((double)info->end_ns * STEADY_FROM);
+    double rss_sum = 0, res_sum = 0, rss_peak = 0, res_peak = 0;
+    size_t n = 0;
+    int rc = 0;
+
+    for (size_t i = 0; i < b->n && !rc; i++) {
+        const rs_sample *s = &b->s[i];
+        rc = rs_result_add_sample(res, s, err);
+        if ((double)s->rss_bytes > rss_peak)
+            rss_peak = (double)s->rss_bytes;
+        if ((double)s->resident_bytes > res_peak)
+            res_peak = (double)s->resident_bytes;
+        if (s->t_ns >= from_ns) {
+            rss_sum += (double)s->rss_bytes;
+            res_sum += (double)s->resident_bytes;
+            n++;
+        }
+    }
+    const struct { const char *name; double value; } m[] = {
+        { "rss_steady_bytes", n ? rss_sum / (double)n : 0 },
+        { "rss_peak_bytes", rss_peak },
+        { "resident_steady_bytes", n ? res_sum / (double)n : 0 },
+        { "resident_peak_bytes", res_peak },
+        { "baseline_rss_bytes", (double)baseline },
+        { "events_count", (double)info->records },
+        { "sim_end_ns", (double)info->end_ns },
+        { "steady_from_ns", (double)from_ns },
+        { "wall_ns", (double)wall_ns },
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
+        rc = rs_result_set_metric(res, m[i].name, m[i].value, err);
+    return rc;
+}
+
+/* The params of a measured run, checked with the config machinery. */
+static const rs_param real_params[] = {
+    { .key = "alloc", .type = RS_PT_STRING, .def = "glibc", .doc = "the real allocator: glibc, jemalloc, tcmalloc" },
+    { .key = "sample_interval", .type = RS_PT_DURATION, .def = "100ms", .doc = "virtual time between samples" },
+    { .key = "threads", .type = RS_PT_INT, .def = "1", .doc = "worker threads (trace thread t runs on t mod N)" },
+    { .key = "label", .type = RS_PT_STRING, .def = "", .doc = "free text" },
+    { .key = NULL },
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " PROG " TRACE [--alloc glibc|jemalloc|tcmalloc] [--db PATH]\n"
+            "                  [--sample-interval 100ms] [--label TEXT] [--threads N]\n\n"
+            "Replay an allocation trace (daemon=alloc) with the real allocator, touching\n"
+            "every allocated byte, and store RSS and the allocator's statistics at rssim's\n"
+            "sample times as a run of kind 'measured'.  jemalloc and tcmalloc are Debian's\n"
+            "libjemalloc.so.2 (libjemalloc2) and libtcmalloc_minimal.so.4\n"
+            "(libtcmalloc-minimal4), preloaded by re-executing this program.\n\n"
+            "  -a, --alloc A            the allocator (default glibc)\n"
+            "      --db PATH            SQLite database (default out/rssim.db)\n"
+            "  -i, --sample-interval D  virtual time between samples (default 100ms)\n"
+            "  -l, --label TEXT         free text stored with the run\n"
+            "  -t, --threads N          worker threads; trace thread t runs on t mod N\n"
+            "                           (default: the trace's highest thread + 1, at most %d)\n"
+            "  -h, --help               this help\n",
+            MAX_WORKERS);
+}
+
+static int report(const rs_err *err)
+{
+    fprintf(stderr, PROG ": %s\n", err->msg);
+    return err->code == RS_EINPUT ? 2 : 1;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs(PROG ": ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see " PROG " --help)\n", stderr);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "alloc", required_argument, NULL, 'a' },  { "db", required_argument, NULL, 'd' },
+        { "sample-interval", required_argument, NULL, 'i' },
+        { "label", required_argument, NULL, 'l' },  { "threads", required_argument, NULL, 't' },
+        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+    };
+    const char *alloc_name = "glibc", *db = "out/rssim.db", *interval = "100ms", *label = NULL;
+    long threads = 0;
+    int c;
+
+    while ((c = getopt_long(argc, argv, "a:i:l:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a': alloc_name = optarg; break;
+        case 'd': db = optarg; break;
+        case 'i': interval = optarg; break;
+        case 'l': label = optarg; break;
+        case 't': {
+            char *end;
+            errno = 0;
+            threads = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || threads < 1 || threads > MAX_WORKERS)
+                return usage_error("bad value '%s' for --threads: expected 1..%d", optarg, MAX_WORKERS);
+            break;
+        }
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1)
+        return usage_error("expected exactly one TRACE");
+    const char *trace = argv[optind];
+    int kind = -1;
+    for (int k = 0; k < (int)(sizeof al_infos / sizeof al_infos[0]); k++)
+        if (strcmp(al_infos[k].name, alloc_name) == 0)
+            kind = k;
+    if (kind < 0)
+        return usage_error("unknown allocator '%s' (known: glibc, jemalloc, tcmalloc)", alloc_name);
+
+    rs_err err = { 0 };
+    rs_config *cfg = NULL;
+    rs_store *st = NULL;
+    rs_result res;
+    sample_buf samples = { 0 };
+    replay_state rst = { 0 };
+    trace_info info;
+    char tmp[4096], sha[65], num[32];
+    int fd = -1, rc;
+
+    rs_result_init(&res);
+    page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
+    if ((rc = rs_config_new_with(&cfg, real_params, &err)) ||
+        (rc = rs_config_set(cfg, "alloc", alloc_name, &err)) ||
+        (rc = rs_config_set(cfg, "sample_interval", interval, &err)) ||
+        (rc = rs_config_validate(cfg, &err)))
+        goto out;
+    replay_opts o = { .interval_ns = rs_config_duration_ns(cfg, "sample_interval") };
+    if (!o.interval_ns) {
+        rc = rs_fail(&err, RS_EINPUT, "bad value '%s' for --sample-interval: must be > 0", interval);
+        goto out;
+    }
+    if ((rc = al_reexec((al_kind)kind, argv, &err)))
+        goto out;
+
+    /* Pass 1: check the trace and copy its records to an unlinked file. */
+    struct stat sb;
+    if (stat(trace, &sb) != 0) {
+        rc = rs_fail(&err, errno == ENOENT ? RS_EINPUT : RS_EIO, "cannot open '%s': %s", trace,
+                     strerror(errno));
+        goto out;
+    }
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(tmp, sizeof tmp, "%s/rssim-real.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if ((fd = mkstemp(tmp)) < 0) {
+        rc = rs_fail(&err, RS_EIO, "cannot create a temporary file in '%s': %s",
+                     tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+        goto out;
+    }
+    unlink(tmp);
+    if ((rc = pass1(trace, fd, &info, &err)) || (rc = rs_file_sha256(trace, sha, &err)) ||
+        (rc = al_check_active((al_kind)kind, &err)))
+        goto out;
+    o.workers = threads ? (unsigned)threads
+                        : (info.max_thread + 1 < MAX_WORKERS ? info.max_thread + 1 : MAX_WORKERS);
+    snprintf(num, sizeof num, "%u", o.workers);
+    if ((rc = rs_config_set(cfg, "threads", num, &err)) ||
+        (label && (rc = rs_config_set(cfg, "label", label, &err))))
+        goto out;
+
+    uint64_t t0 = now_ns();
+    if ((rc = replay(fd, &info, &o, &samples, &rst, &err)))
+        goto out;
+    uint64_t wall = now_ns() - t0;
+
+    /* Only now may the harness use the heap: results and the store. */
+    int64_t run_id;
+    rs_run_meta meta = { .kind = "measured", .trace_path = trace, .trace_sha256 = sha,
+                         .preset = alloc_name, .seed = 0, .label = label, .sweep_id = 0,
+                         .point_index = -1 };
+    if ((rc = make_result(&samples, &info, rst.baseline_rss, wall, &res, &err)) ||
+        (rc = mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
+        (rc = rs_store_run_begin(st, &meta, cfg, &run_id, &err)) ||
+        (rc = rs_store_run_finish(st, run_id, &res, info.records, wall, &err)))
+        goto out;
+    double v_steady = 0, v_peak = 0, v_res = 0;
+    rs_result_metric(&res, "rss_steady_bytes", &v_steady);
+    rs_result_metric(&res, "rss_peak_bytes", &v_peak);
+    rs_result_metric(&res, "resident_steady_bytes", &v_res);
+    printf("run %lld done (measured, %s, %u thread%s): %" PRIu64 " records, %zu samples in %.3f s, database %s\n",
+           (long long)run_id, alloc_name, o.workers, o.workers == 1 ? "" : "s", info.records,
+           samples.n, (double)wall / 1e9, db);
+    printf("  baseline rss      %10.1f MiB\n", (double)rst.baseline_rss / 1048576.0);
+    printf("  rss steady        %10.1f MiB   peak %.1f MiB\n", v_steady / 1048576.0, v_peak / 1048576.0);
+    printf("  resident steady   %10.1f MiB\n", v_res / 1048576.0);
+out:
+    if (fd >= 0)
+        close(fd);
+    rs_result_release(&res);
+    rs_config_free(cfg);
+    rs_store_close(st);
+    return rc ? report(&err) : 0;
+}
