@@ -136,7 +136,7 @@ static void al_stats(rs_sample *s, uint64_t page_bytes)
     switch (al.kind) {
     case AL_GLIBC: {
         struct mallinfo2 mi = mallinfo2();
-        s->allocated_bytes = mi.uordblks;
+        s->allocated_bytes = mi.uordblks + mi.hblkhd; /* mmapped chunks are live too */
         s->mapped_bytes = mi.arena + mi.hblkhd;
         s->dirty_bytes = mi.fordblks;
         break;
@@ -211,8 +211,12 @@ static int al_reexec(al_kind kind, char **argv, rs_err *err)
     pid_t pid = fork();
     if (pid < 0)
         return rs_fail(err, RS_EINTERNAL, "cannot fork: %s", strerror(errno));
-    if (pid == 0)
-        _exit(dlopen(a->soname, RTLD_NOW | RTLD_LOCAL) ? 0 : 3);
+    if (pid == 0) {
+        /* A library with initial-exec TLS (jemalloc) may refuse dlopen yet
+         * preload fine: only "no such file" means it is missing. */
+        const char *e = dlopen(a->soname, RTLD_LAZY | RTLD_LOCAL) ? NULL : dlerror();
+        _exit(e && strstr(e, "No such file") ? 3 : 0);
+    }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

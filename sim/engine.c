@@ -34,6 +34,14 @@ void rs_engine_abort(rs_engine *eng, const rs_err *why)
     eng->stopped = 1;
 }
 
+int rs_engine_observe_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
+                            rs_event_fn fn, void *ctx, rs_err *err)
+{
+    if (!period_ns)
+        return rs_fail(err, RS_EINPUT, "a periodic timer needs a period > 0");
+    return rs_evq_push_prio(&eng->q, first_ns, period_ns, RS_PRIO_OBSERVE, fn, ctx, err);
+}
+
 /* Fire every timer due at or before t_ns. */
 static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
 {
@@ -60,11 +68,13 @@ int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn
     enum { N = RS_ENGINE_LOOKAHEAD, MASK = N - 1, MID = N / 2, NEAR = N / 4 };
     _Static_assert((N & MASK) == 0, "lookahead must be a power of two");
     rs_rec ring[N];
+    uint64_t line[N]; /* where each buffered record came from, for messages */
     rs_err read_err = { 0 };
     uint64_t last_ns = 0, head = 0, tail = 0; /* records [head, tail) are buffered */
     int read_rc = 1, rc;
 
     while (tail - head < N && (read_rc = rs_trace_next(tr, &ring[tail & MASK], &read_err)) == 1) {
+        line[tail & MASK] = rs_trace_line(tr);
         if (prefetch)
             prefetch(ctx, &ring[tail & MASK], 0);
         tail++;
@@ -80,10 +90,14 @@ int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn
         eng->now_ns = rec->t_ns;
         last_ns = rec->t_ns;
         eng->events++;
-        if ((rc = on_rec(ctx, rec, err)))
+        if ((rc = on_rec(ctx, rec, err))) {
+            if (rc == RS_EINPUT)
+                rs_err_prefix(err, "%s:%llu", rs_trace_path(tr), (unsigned long long)line[head & MASK]);
             return rc;
+        }
         head++;
         if (read_rc == 1 && (read_rc = rs_trace_next(tr, &ring[tail & MASK], &read_err)) == 1) {
+            line[tail & MASK] = rs_trace_line(tr);
             if (prefetch)
                 prefetch(ctx, &ring[tail & MASK], 0);
             tail++;

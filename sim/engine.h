@@ -49,6 +49,10 @@ int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_er
 /* Schedule fn every period_ns (> 0), first at first_ns. */
 int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
                     rs_event_fn fn, void *ctx, rs_err *err);
+/* The same for an observer (the sampler): at equal times it fires before
+ * every other timer and every record. */
+int rs_engine_observe_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
+                            rs_event_fn fn, void *ctx, rs_err *err);
 
 /* Stop the run with an error; for timer callbacks, which return nothing. */
 void rs_engine_abort(rs_engine *eng, const rs_err *why);

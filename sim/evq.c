@@ -56,7 +56,16 @@ static void sift_down(rs_evq *q, size_t i)
     q->heap[i] = ev;
 }
 
+#define SEQ_BITS 56
+#define SEQ_MASK ((UINT64_C(1) << SEQ_BITS) - 1)
+
 int rs_evq_push(rs_evq *q, uint64_t t_ns, uint64_t period_ns, rs_event_fn fn, void *ctx, rs_err *err)
+{
+    return rs_evq_push_prio(q, t_ns, period_ns, RS_PRIO_NORMAL, fn, ctx, err);
+}
+
+int rs_evq_push_prio(rs_evq *q, uint64_t t_ns, uint64_t period_ns, unsigned prio, rs_event_fn fn,
+                     void *ctx, rs_err *err)
 {
     if (q->n == q->cap) {
         size_t cap = q->cap ? 2 * q->cap : 16;
@@ -67,7 +76,8 @@ int rs_evq_push(rs_evq *q, uint64_t t_ns, uint64_t period_ns, rs_event_fn fn, vo
         q->cap = cap;
     }
     q->heap[q->n] = (rs_event){
-        .t_ns = t_ns, .seq = q->next_seq++, .period_ns = period_ns, .fn = fn, .ctx = ctx,
+        .t_ns = t_ns, .seq = ((uint64_t)prio << SEQ_BITS) | (q->next_seq++ & SEQ_MASK),
+        .period_ns = period_ns, .fn = fn, .ctx = ctx,
     };
     sift_up(q, q->n++);
     return 0;
@@ -81,7 +91,7 @@ int rs_evq_pop(rs_evq *q, rs_event *r_ev, rs_err *err)
     if (r_ev->period_ns) {
         /* Re-arm in place: same slot, later time, fresh seq. */
         q->heap[0].t_ns += r_ev->period_ns;
-        q->heap[0].seq = q->next_seq++;
+        q->heap[0].seq = (q->heap[0].seq & ~SEQ_MASK) | (q->next_seq++ & SEQ_MASK);
         sift_down(q, 0);
         return 0;
     }

@@ -101,7 +101,7 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
         .daemon = daemon, .daemon_state = dstate, .alloc = &alloc, .engine = &eng,
         .result = r_res, .last_t_ns = UINT64_MAX,
     };
-    if ((rc = rs_engine_every(&eng, 0, sample_ns, rs_sampler_fire, &smp, err)) ||
+    if ((rc = rs_engine_observe_every(&eng, 0, sample_ns, rs_sampler_fire, &smp, err)) ||
         (rc = rs_engine_run(&eng, tr, on_record, daemon->prefetch ? on_prefetch : NULL, &smp,
                             rs_config_duration_ns(cfg, "run_tail"),
                             &end_ns, err)))

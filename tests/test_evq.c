@@ -84,8 +84,30 @@ static void test_periodic(void)
     rs_evq_release(&q);
 }
 
+static void test_observer_first(void)
+{
+    rs_evq q;
+    rs_event ev;
+    rs_err err;
+    static const char t = 't', s = 's';
+
+    rs_evq_init(&q);
+    /* a normal timer scheduled first, an observer second, both every 100 */
+    rs_evq_push(&q, 100, 100, note, (void *)&t, &err);
+    rs_evq_push_prio(&q, 100, 100, RS_PRIO_OBSERVE, note, (void *)&s, &err);
+    log_n = 0;
+    for (int i = 0; i < 6; i++) {
+        CHECK(rs_evq_pop(&q, &ev, &err) == 0);
+        ev.fn(ev.ctx, ev.t_ns);
+    }
+    /* at every time the observer goes first, re-armed or not */
+    CHECK_MSG(strcmp(log_buf, "ststst") == 0, "order '%s'", log_buf);
+    rs_evq_release(&q);
+}
+
 int main(void)
 {
+    test_observer_first();
     test_order_and_ties();
     test_many_ties_stable();
     test_periodic();

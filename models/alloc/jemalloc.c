@@ -961,6 +961,10 @@ static void je_stats(const void *state, rs_alloc_stats *r)
         .dirty_bytes = st->dirty_resident_pages * PAGE_BYTES,
         .released_bytes = st->released_total_pages * PAGE_BYTES,
         .live_count = st->live_count,
+        /* stats.mapped + stats.retained: every page ever carved, + metadata */
+        .heap_bytes = (uint64_t)st->top_pages * PAGE_BYTES + meta,
+        .unmapped_bytes = ((uint64_t)st->top_pages - st->live_ext_pages - st->dirty_ext_pages) *
+                          PAGE_BYTES,
     };
 }
 
