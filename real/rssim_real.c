@@ -150,6 +150,9 @@ static void al_stats(rs_sample *s, uint64_t page_bytes)
         s->mapped_bytes = je_get("stats.mapped");
         s->metadata_bytes = je_get("stats.metadata");
         s->cached_bytes = je_get("stats.arenas.4096.tcache_bytes");
+        s->thread_cached_bytes = s->cached_bytes;
+        s->unmapped_bytes = je_get("stats.retained");
+        s->heap_bytes = s->mapped_bytes + s->unmapped_bytes;
         s->dirty_bytes = je_get("stats.arenas.4096.pdirty") * page_bytes;
         break;
     }
@@ -159,9 +162,11 @@ static void al_stats(rs_sample *s, uint64_t page_bytes)
         s->allocated_bytes = tc_get("generic.current_allocated_bytes");
         s->mapped_bytes = heap > unmapped ? heap - unmapped : 0;
         s->active_bytes = s->mapped_bytes > pfree ? s->mapped_bytes - pfree : 0;
+        s->thread_cached_bytes = tc_get("tcmalloc.thread_cache_free_bytes");
         s->cached_bytes = tc_get("tcmalloc.central_cache_free_bytes") +
-                          tc_get("tcmalloc.transfer_cache_free_bytes") +
-                          tc_get("tcmalloc.thread_cache_free_bytes");
+                          tc_get("tcmalloc.transfer_cache_free_bytes") + s->thread_cached_bytes;
+        s->heap_bytes = heap;
+        s->unmapped_bytes = unmapped;
         s->dirty_bytes = pfree;
         break;
     }
@@ -520,8 +525,9 @@ static void worker_run(worker *w, const rs_rec *recs, size_t n, uint64_t first_i
     uint32_t go = atomic_load_explicit(&w->go, memory_order_relaxed) + 1;
     atomic_store_explicit(&w->go, go, memory_order_release);
     wake(&w->go);
-    while (atomic_load_explicit(&w->done, memory_order_acquire) != go)
-        wait_change(&w->done, atomic_load_explicit(&w->done, memory_order_acquire));
+    uint32_t d;
+    while ((d = atomic_load_explicit(&w->done, memory_order_acquire)) != go)
+        wait_change(&w->done, d);
 }
 
 static uint64_t page_bytes;

@@ -759,3 +759,146 @@ int rs_store_sweep_check(rs_store *st, int64_t sweep_id, rs_err *err)
     sqlite3_finalize(s);
     return rc;
 }
+
+/* ---- merge ---------------------------------------------------------------
+ * Shards of one sweep (`rssim sweep --shard k/N`, each in its own database)
+ * come back together here.  Every shard database holds the rows of all the
+ * sweep's points, pending where another shard ran them, so merging creates
+ * the points in point order (the same run ids as one unsharded sweep in a
+ * fresh database) and then fills each point from the shard where it is done.
+ * A point already done in the destination is kept.  Runs outside sweeps are
+ * appended.  One transaction per source: all of it, or nothing. */
+
+#define COL_LIST(name) ", " #name
+#define SAMPLE_COLS RS_SAMPLE_INT_COLUMNS(COL_LIST) RS_SAMPLE_REAL_COLUMNS(COL_LIST)
+
+static int exec_bound(rs_store *st, const char *sql, int64_t a, int64_t b, rs_err *err)
+{
+    sqlite3_stmt *s;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot prepare a merge statement");
+    sqlite3_bind_int64(s, 1, a);
+    if (sqlite3_bind_parameter_count(s) > 1)
+        sqlite3_bind_int64(s, 2, b);
+    int rc = sqlite3_step(s);
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot merge run rows");
+}
+
+/* Copy params (and samples and metrics when with_rows) of src run a to dst run b. */
+static int copy_rows(rs_store *st, int64_t src_id, int64_t dst_id, int with_rows, rs_err *err)
+{
+    int rc = exec_bound(st, "DELETE FROM main.params WHERE run_id = ?2 AND ?1 IS NOT NULL", src_id,
+                        dst_id, err);
+    if (!rc)
+        rc = exec_bound(st, "INSERT INTO main.params(run_id, key, value)"
+                            " SELECT ?2, key, value FROM src.params WHERE run_id = ?1", src_id, dst_id, err);
+    if (!rc)
+        rc = rows_delete(st, dst_id, err);
+    if (!rc && with_rows)
+        rc = exec_bound(st, "INSERT INTO main.samples(run_id" SAMPLE_COLS ") SELECT ?2" SAMPLE_COLS
+                            " FROM src.samples WHERE run_id = ?1", src_id, dst_id, err);
+    if (!rc && with_rows)
+        rc = exec_bound(st, "INSERT INTO main.metrics(run_id, name, value)"
+                            " SELECT ?2, name, value FROM src.metrics WHERE run_id = ?1", src_id, dst_id, err);
+    return rc;
+}
+
+#define RUN_COLS "kind, status, created_at, started_at, finished_at, version, trace_path, " \
+                 "trace_sha256, preset, seed, param_hash, label, events, wall_ns, error"
+
+static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
+{
+    sqlite3_stmt *runs = NULL;
+    int rc = 0;
+
+    /* sweeps the destination does not know yet, in the source's order */
+    if (sqlite3_exec(st->db,
+                     "INSERT INTO main.sweeps(spec_hash, created_at, trace_path, trace_sha256, preset,"
+                     " spec, varied_keys, points, jobs, status)"
+                     " SELECT spec_hash, created_at, trace_path, trace_sha256, preset, spec, varied_keys,"
+                     " points, jobs, status FROM src.sweeps s WHERE NOT EXISTS"
+                     " (SELECT 1 FROM main.sweeps m WHERE m.spec_hash = s.spec_hash) ORDER BY s.id",
+                     NULL, NULL, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot merge sweeps");
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT r.id, r.status, r.point_index, (SELECT m.id FROM main.sweeps m"
+                           " JOIN src.sweeps s ON s.spec_hash = m.spec_hash WHERE s.id = r.sweep_id)"
+                           " FROM src.runs r ORDER BY r.sweep_id IS NULL, r.sweep_id, r.point_index, r.id",
+                           -1, &runs, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot read the source's runs");
+    while (!rc && sqlite3_step(runs) == SQLITE_ROW) {
+        int64_t src_id = sqlite3_column_int64(runs, 0);
+        int src_done = !strcmp((const char *)sqlite3_column_text(runs, 1), "done");
+        int in_sweep = sqlite3_column_type(runs, 3) != SQLITE_NULL;
+        int64_t point = sqlite3_column_int64(runs, 2), dst_sweep = sqlite3_column_int64(runs, 3);
+        int64_t dst_id = 0;
+        int dst_done = 0;
+
+        if (in_sweep) {
+            sqlite3_stmt *q;
+            if (sqlite3_prepare_v2(st->db, "SELECT id, status FROM main.runs WHERE sweep_id = ?1"
+                                           " AND point_index = ?2", -1, &q, NULL) != SQLITE_OK) {
+                rc = db_fail(st, err, "cannot look up a sweep point");
+                break;
+            }
+            sqlite3_bind_int64(q, 1, dst_sweep);
+            sqlite3_bind_int64(q, 2, point);
+            if (sqlite3_step(q) == SQLITE_ROW) {
+                dst_id = sqlite3_column_int64(q, 0);
+                dst_done = !strcmp((const char *)sqlite3_column_text(q, 1), "done");
+            }
+            sqlite3_finalize(q);
+        }
+        if (dst_id && (dst_done || !src_done))
+            continue; /* the destination has it as good or better */
+        if (!dst_id) {
+            rc = exec_bound(st, "INSERT INTO main.runs(" RUN_COLS ", sweep_id, point_index)"
+                                " SELECT " RUN_COLS ", CASE WHEN sweep_id IS NULL THEN NULL ELSE ?2 END,"
+                                " point_index FROM src.runs WHERE id = ?1", src_id, dst_sweep, err);
+            dst_id = sqlite3_last_insert_rowid(st->db);
+        } else {
+            rc = exec_bound(st, "UPDATE main.runs SET (" RUN_COLS ") = (SELECT " RUN_COLS
+                                " FROM src.runs WHERE id = ?1) WHERE id = ?2", src_id, dst_id, err);
+        }
+        if (!rc)
+            rc = copy_rows(st, src_id, dst_id, src_done, err);
+        if (!rc && src_done)
+            (*r_copied)++;
+    }
+    sqlite3_finalize(runs);
+    if (!rc && sqlite3_exec(st->db,
+                            "UPDATE main.sweeps SET status = 'done' WHERE status != 'done' AND points ="
+                            " (SELECT count(*) FROM main.runs r WHERE r.sweep_id = main.sweeps.id"
+                            " AND r.status = 'done')", NULL, NULL, NULL) != SQLITE_OK)
+        rc = db_fail(st, err, "cannot update sweep statuses");
+    return rc;
+}
+
+int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_err *err)
+{
+    rs_store *src;
+    sqlite3_stmt *attach;
+    int rc;
+
+    *r_copied = 0;
+    if ((rc = rs_store_open_ro(&src, src_path, err)))
+        return rc; /* it exists and is an rssim database of this schema */
+    rs_store_close(src);
+    if (sqlite3_prepare_v2(st->db, "ATTACH DATABASE ?1 AS src", -1, &attach, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot attach '%s'", src_path);
+    sqlite3_bind_text(attach, 1, src_path, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(attach);
+    sqlite3_finalize(attach);
+    if (rc != SQLITE_DONE)
+        return db_fail(st, err, "cannot attach '%s'", src_path);
+    if (!(rc = tx_begin(st, err, "merge"))) {
+        rc = merge_source(st, r_copied, err);
+        if (!rc)
+            rc = tx_commit(st, err, "the merge");
+        if (rc)
+            tx_rollback(st);
+    }
+    sqlite3_exec(st->db, "DETACH DATABASE src", NULL, NULL, NULL);
+    return rc;
+}

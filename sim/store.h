@@ -94,6 +94,11 @@ int rs_store_sweep_set_status(rs_store *st, int64_t sweep_id, const char *status
  * Works on read-only handles, as does rs_store_run_status. */
 int rs_store_sweep_check(rs_store *st, int64_t sweep_id, rs_err *err);
 
+/* Merge the database at src_path into st (see store.c: shards of a sweep
+ * come together with the run ids one unsharded sweep would have).  One
+ * transaction.  *r_copied counts the done runs taken from src. */
+int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_err *err);
+
 /* Raw handle for read-only queries (runs list/show/export, plot). */
 struct sqlite3 *rs_store_db(rs_store *st);
 

@@ -10,13 +10,16 @@
  * large extents (stats.active); the options the model assumes
  * (opt.lg_extent_max_active_fit, opt.muzzy_decay_ms, opt.retain); and the
  * bin reuse order (oldest slab first, lowest region first) on a private
- * arena without thread cache.  Allocations use mallocx/dallocx so that the
+ * arena without thread cache; the thread-cache geometry (arenas.nhbins,
+ * tcache_max, the nslots options, every class's ncached_max measured on an
+ * explicit tcache), opt.narenas, oversize_threshold and the decay defaults.  Allocations use mallocx/dallocx so that the
  * test also works when a sanitizer interposes malloc.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "models/alloc/jemalloc.h"
@@ -199,6 +202,92 @@ static void test_reuse_order(void)
     CHECK(mallocx(64, flags) == a[40]);
 }
 
+static size_t tcache_bytes_all(void)
+{
+    uint64_t epoch = 1;
+    size_t len = sizeof epoch, v = 0;
+    char name[64];
+    mallctl("epoch", &epoch, &len, &epoch, len);
+    snprintf(name, sizeof name, "stats.arenas.%u.tcache_bytes", (unsigned)MALLCTL_ARENAS_ALL);
+    ctl_size(name, &v);
+    return v;
+}
+
+/* The thread-cache geometry: arenas.nhbins, tcache_max, the options the rule
+ * uses, opt.narenas, and every cached class's ncached_max measured on an
+ * explicit tcache: freeing ncached_max objects into it caches them all, one
+ * more flushes it down to half first. */
+static void test_tcache(void)
+{
+    unsigned nhbins = 0, u = 0;
+    size_t len = sizeof nhbins, v = 0;
+    ssize_t mul = 0;
+    CHECK(mallctl("arenas.nhbins", &nhbins, &len, NULL, 0) == 0);
+    CHECK_EQ_U64(nhbins, rs_je_tcache_nhbins());
+    CHECK(ctl_size("arenas.tcache_max", &v) == 0);
+    CHECK_EQ_U64(v, 32768);
+    CHECK(ctl_size("opt.tcache_max", &v) == 0);
+    CHECK_EQ_U64(v, 32768);
+    len = sizeof u;
+    CHECK(mallctl("opt.tcache_nslots_small_min", &u, &len, NULL, 0) == 0);
+    CHECK_EQ_U64(u, 20);
+    CHECK(mallctl("opt.tcache_nslots_small_max", &u, &len, NULL, 0) == 0);
+    CHECK_EQ_U64(u, 200);
+    CHECK(mallctl("opt.tcache_nslots_large", &u, &len, NULL, 0) == 0);
+    CHECK_EQ_U64(u, 20);
+    len = sizeof mul;
+    CHECK(mallctl("opt.lg_tcache_nslots_mul", &mul, &len, NULL, 0) == 0);
+    CHECK(mul == 1);
+    CHECK(ctl_size("opt.tcache_gc_incr_bytes", &v) == 0);
+    CHECK_EQ_U64(v, 65536);
+    CHECK(ctl_size("opt.oversize_threshold", &v) == 0);
+    CHECK_EQ_U64(v, 8u << 20);
+    ssize_t decay = 0;
+    len = sizeof decay;
+    CHECK(mallctl("opt.dirty_decay_ms", &decay, &len, NULL, 0) == 0);
+    CHECK(decay == 10000);
+    bool bg = true;
+    len = sizeof bg;
+    CHECK(mallctl("opt.background_thread", &bg, &len, NULL, 0) == 0);
+    CHECK(!bg);
+    /* opt.narenas = 4 x CPUs; the model's default (8) is this machine's */
+    unsigned narenas = 0;
+    len = sizeof narenas;
+    CHECK(mallctl("opt.narenas", &narenas, &len, NULL, 0) == 0);
+    long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK_EQ_U64(narenas, 4 * (unsigned)ncpus);
+    printf("opt.narenas %u on %ld CPUs (model default 8)\n", narenas, ncpus);
+
+    /* the thread's own tcache off: its GC events would flush it meanwhile */
+    bool off = false, was = true;
+    len = sizeof was;
+    CHECK(mallctl("thread.tcache.enabled", &was, &len, &off, sizeof off) == 0);
+    unsigned bad = 0;
+    for (unsigned b = 0; b < nhbins; b++) {
+        unsigned tc = 0, max = rs_je_tcache_ncached_max(b);
+        size_t size = (size_t)rs_je_index2size(b);
+        len = sizeof tc;
+        CHECK(mallctl("tcache.create", &tc, &len, NULL, 0) == 0);
+        void *p[256];
+        for (unsigned i = 0; i <= max; i++)
+            p[i] = mallocx(size, MALLOCX_TCACHE_NONE);
+        size_t tb0 = tcache_bytes_all();
+        for (unsigned i = 0; i < max; i++)
+            dallocx(p[i], MALLOCX_TCACHE(tc));
+        size_t full = tcache_bytes_all() - tb0;
+        dallocx(p[max], MALLOCX_TCACHE(tc));
+        size_t after = tcache_bytes_all() - tb0;
+        if (full != max * size || after != (max / 2 + 1) * size) {
+            bad++;
+            fprintf(stderr, "class %u (%zu B): %zu then %zu bytes cached, model ncached_max %u\n", b,
+                    size, full, after, max);
+        }
+        CHECK(mallctl("tcache.destroy", NULL, NULL, &tc, sizeof tc) == 0);
+    }
+    CHECK(mallctl("thread.tcache.enabled", NULL, NULL, &was, sizeof was) == 0);
+    CHECK_EQ_U64(bad, 0);
+}
+
 int main(void)
 {
     test_bins();
@@ -207,6 +296,7 @@ int main(void)
     test_large_pad();
     test_options();
     test_reuse_order();
+    test_tcache();
     return check_done();
 }
 #endif

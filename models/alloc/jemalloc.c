@@ -1,16 +1,21 @@
 /*
- * jemalloc.c — a model of jemalloc 5.3.0 (first fidelity: one arena, no
- * thread cache, no decay).  Every allocation goes through the same layers as
- * in jemalloc, on simulated 4 KiB pages:
+ * jemalloc.c — a model of jemalloc 5.3.0: thread caches, arenas, bins,
+ * extents and dirty-page decay.  Every allocation goes through the same
+ * layers as in jemalloc, on simulated 4 KiB pages:
  *
- *   size class ─► bin (small, <= 14336 B): slabs of regions, bitmap per slab
- *              └► large (>= 16384 B): one extent per allocation, + 1 pad page
- *   bins and large ─► page allocator (jemalloc's extent layer): free extents
- *              in a dirty set and a released ("retained") set, first fit,
- *              coalescing; never-used address space at the top.
+ *   thread ─► tcache (classes <= opt.tcache_max 32 KiB): a LIFO stack per
+ *   class, filled from the thread's arena in batches, flushed on overflow
+ *   and by the incremental GC
+ *      └► arena (threads bound round-robin on first use, opt.narenas 8):
+ *         bin (small, <= 14336 B): slabs of regions, bitmap per slab
+ *         large (>= 16384 B): one extent per allocation, + 1 pad page
+ *      └► page allocator (jemalloc's extent layer, per arena): free extents
+ *         in a dirty set (with an LRU list) and a released ("retained")
+ *         set, first fit, coalescing; never-used address space at the top,
+ *         shared by all arenas (their extents interleave in one page map).
  *
  * Rules taken from the jemalloc 5.3.0 sources (docs/models.md lists each with
- * its file): size classes are sc.c's group rule (quantum 16, one tiny class,
+ * its file).  Size classes: sc.c's group rule (quantum 16, one tiny class,
  * 4 classes per doubling, small below 4 pages); a slab is the least common
  * multiple of the class and the page (sc.c slab_size); a region is the lowest
  * free bit of its slab (bitmap_sfu); a bin allocates from slabcur, then from
@@ -27,28 +32,43 @@
  * not kept: the simulated heap grows upward, so "older grow" and "lower address"
  * are the same order and (sn, address) reduces to the address.
  *
- * Residency ("touching" model of alloc.h): a page becomes resident when a live
- * region's usable range overlaps it (the whole extent, pad included, for a
- * large allocation) and stays so until the page allocator releases it:
- * immediately when an extent is freed with jemalloc_purge = immediate, at
- * release() (arena.<i>.purge) otherwise.  Counters are kept incrementally so
- * stats() is O(1):
- *   active   = resident slab pages with >= 1 live region + pages of live large
+ * Thread cache (tcache.c, cache_bin.h, tcache_inlines.h): ncached_max per
+ * class from tcache_ncached_max_compute (2 x slab regions, even, in [20, 200];
+ * 20 for large); a miss fills ncached_max >> lg_fill_div regions (one slab
+ * batch after another), a free into a full stack first flushes the oldest
+ * half; every 64 KiB of allocated (and, separately, freed) usable bytes a GC
+ * event visits the next class round robin and flushes 3/4 of the objects
+ * that stayed below the low-water mark (adapting lg_fill_div).  Large
+ * classes are cached but never filled in batches.
+ *
+ * Decay (decay.c, pac.c, arena.c): each arena keeps decay_t's 200-entry
+ * backlog of pages dirtied per epoch (epoch = dirty_decay_ms / 200); at an
+ * epoch advance the allowed dirty pages are the backlog weighted by
+ * smootherstep, and the oldest dirty extents (LRU) are purged down to it.
+ * Without a background thread the epoch is advanced (and purged) only when a
+ * thread's ticker fires: every 1000 events that reach an arena (fills, one
+ * per flushed object, arena allocations and frees; tcache hits do not tick).
+ * With one, advance(now) purges every arena as virtual time passes.
+ *
+ * Residency ("touching" model of alloc.h): a page becomes resident when a
+ * region the application got overlaps it (the whole extent, pad included,
+ * for a large allocation) and stays so until the page allocator releases it
+ * (decay, immediate purge, or release() = arena.<i>.purge).  An object in a
+ * tcache is not allocated; its pages stay resident; a page holding only
+ * cached objects is resident but not active.  Counters are kept
+ * incrementally so stats() is O(1):
+ *   active   = slab pages with >= 1 live region + pages of live large
  *   resident = resident pages + metadata estimate
- *   mapped   = pages of live extents + pages of dirty free extents + metadata
+ *   mapped   = pages of slabs and large extents + pages of dirty free extents + metadata
  * which gives requested <= allocated <= active <= resident <= mapped at every
  * step (asserted after each operation).
  *
  * Simulator cost: per page 8 bytes (owner, live-region count, resident bit),
- * per extent a 32-byte record (pairing-heap links), per slab a block of one
- * header word and one bit per region; no per-allocation table (frees are
- * sized, and the page map finds the slab).  A small free touches the page
- * entry and the slab's block only.  The hot path does no host allocation
- * except geometric growth of these arrays, no scan longer than a slab's 8-word
- * bitmap, and first fit is O(log) (a min-tree over the size-class heaps);
- * free() never allocates, so it cannot fail.  Later fidelities add the thread
- * cache (in front of arena_malloc_small/arena_dalloc_small), decay (over the
- * dirty set, driven by advance()) and several arenas (one je_arena each).
+ * per extent a 40-byte record (pairing-heap and LRU links), per slab a block
+ * of one header word and one bit per region, per thread its stacks (~24 KiB);
+ * no per-allocation table (frees are sized, and the page map finds the slab).
+ * A tcache hit touches the thread's stack and the page entry only.  free()
+ * never allocates except a new thread's state; it cannot fail.
  */
 #include "jemalloc.h"
 
@@ -218,6 +238,51 @@ static uint64_t psz_quantize_ceil(uint64_t bytes)
     return q;
 }
 
+/* ---- thread cache rule (jemalloc 5.3.0 src/tcache.c) -------------------- */
+
+enum {
+    TCACHE_MAX_BYTES = 1 << 15,   /* opt_tcache_max (measured opt/arenas.tcache_max) */
+    NSLOTS_SMALL_MIN = 20,        /* opt_tcache_nslots_small_min */
+    NSLOTS_SMALL_MAX = 200,       /* opt_tcache_nslots_small_max */
+    NSLOTS_LARGE = 20,            /* opt_tcache_nslots_large */
+    LG_NSLOTS_MUL = 1,            /* opt_lg_tcache_nslots_mul: 2 x slab regions */
+    LG_FLUSH_DIV = 1,             /* opt_lg_tcache_flush_{small,large}_div */
+    GC_INCR_BYTES = 65536,        /* opt_tcache_gc_incr_bytes */
+    NHBINS_MAX = 64,              /* >= nhbins (41) */
+    DECAY_NTICKS = 1000,          /* ARENA_DECAY_NTICKS_PER_UPDATE */
+    SMOOTHSTEP_NSTEPS = 200,      /* smoothstep.h */
+    SMOOTHSTEP_BFP = 24,
+    THREAD_SLOTS = 4096,          /* thread ids fold modulo this */
+    NARENAS_MAX = 256,            /* the slab header keeps the arena in 8 bits */
+};
+
+/* Measured on Debian 5.3.0 (stats.metadata deltas): one arena made by
+ * arenas.create, one thread's tcache (dropped at thread exit). */
+#define ARENA_METADATA_BYTES 129008u
+/* opt.oversize_threshold (8 MiB, measured; docs/models.md) */
+#define OVERSIZE_THRESHOLD_BYTES ((uint64_t)8 << 20)
+#define TCACHE_METADATA_BYTES 28672u
+
+unsigned rs_je_tcache_nhbins(void)
+{
+    return rs_je_size2index(TCACHE_MAX_BYTES) + 1u; /* tcache_boot: sz_size2index(tcache_maxclass) + 1 */
+}
+
+/* tcache_ncached_max_compute: small bins 2 x nregs, made even and clamped
+ * to [nslots_small_min, nslots_small_max]; large bins opt_tcache_nslots_large. */
+unsigned rs_je_tcache_ncached_max(unsigned szind)
+{
+    if (szind >= rs_je_tcache_nhbins())
+        return 0;
+    if (szind >= NBINS)
+        return NSLOTS_LARGE;
+    uint32_t nregs;
+    rs_je_bin_info(szind, NULL, &nregs, NULL);
+    unsigned cand = nregs << LG_NSLOTS_MUL;
+    cand += cand & 1u;
+    return cand <= NSLOTS_SMALL_MIN ? NSLOTS_SMALL_MIN : cand <= NSLOTS_SMALL_MAX ? cand : NSLOTS_SMALL_MAX;
+}
+
 /* ---- model state ------------------------------------------------------- */
 
 #define NIL UINT32_MAX
@@ -228,17 +293,21 @@ static uint64_t psz_quantize_ceil(uint64_t bytes)
 enum ext_kind {
     EXT_UNUSED,   /* record on the free list */
     EXT_SLAB,     /* live slab of a bin */
-    EXT_LARGE,    /* live large allocation */
+    EXT_LARGE,    /* live large allocation (or one in a tcache) */
     EXT_DIRTY,    /* free, may hold resident pages */
     EXT_RELEASED, /* free, purged: no resident page ("retained") */
 };
+
+enum purge_mode { PURGE_DECAY, PURGE_IMMEDIATE, PURGE_NEVER };
+/* pac_purge_eagerness_t */
+enum eagerness { PURGE_ALWAYS, PURGE_ON_EPOCH_ADVANCE, PURGE_NO };
 
 /* Page map entry.  Exact on every page of a live slab and on the first and
  * last page of every other extent; interior pages of other extents keep
  * stale owner/slab values that nothing reads. */
 typedef struct je_page {
     uint32_t owner;    /* slab page: the slab's block; other: the extent */
-    uint16_t live;     /* slab: live regions overlapping this page */
+    uint16_t live;     /* slab: live (application-owned) regions overlapping this page */
     uint8_t resident;  /* 1 once touched, 0 after release */
     uint8_t slab;      /* k + 1 for page k of a live slab, 0 otherwise */
 } je_page;
@@ -251,14 +320,19 @@ typedef struct je_ext {
     uint32_t ph_next;   /* next sibling; next free record when EXT_UNUSED */
     uint32_t ph_prev;   /* previous sibling, or parent for a first child */
     uint32_t block;     /* slab: its block in the word pool */
+    uint32_t lru_prev;  /* dirty: the arena's LRU list (eset lru), oldest at head */
+    uint32_t lru_next;
     uint8_t kind;       /* enum ext_kind */
+    uint8_t arena;      /* owning arena */
 } je_ext;
 
 /* A slab's block in the word pool: a header word, then the region bitmap
- * (1 = free), so a free touches the page entry and this block only. */
-#define HDR_MAKE(nfree, bin, ext) ((uint64_t)(nfree) | ((uint64_t)(bin) << 16) | ((uint64_t)(ext) << 32))
+ * (1 = free), so an arena free touches the page entry and this block only. */
+#define HDR_MAKE(nfree, bin, arena, ext) ((uint64_t)(nfree) | ((uint64_t)(bin) << 16) | \
+                                          ((uint64_t)(arena) << 24) | ((uint64_t)(ext) << 32))
 #define HDR_NFREE(h) ((uint32_t)((h) & 0xffffu))
 #define HDR_BIN(h) ((unsigned)(((h) >> 16) & 0xffu))
+#define HDR_ARENA(h) ((unsigned)(((h) >> 24) & 0xffu))
 #define HDR_EXT(h) ((uint32_t)((h) >> 32))
 
 typedef struct je_bin_info {
@@ -284,17 +358,65 @@ typedef struct je_eset {
     uint64_t tree[2 * ESET_LEAVES];
 } je_eset;
 
+/* decay_t (decay.h) on virtual time; no deadline jitter. */
+typedef struct je_decay {
+    uint64_t epoch_ns;      /* start of the current epoch */
+    uint64_t deadline_ns;   /* epoch + interval */
+    uint64_t nunpurged;     /* pages at the last epoch advance (or the limit) */
+    uint64_t npages_limit;  /* dirty pages allowed to stay after purging */
+    uint32_t backlog[SMOOTHSTEP_NSTEPS]; /* pages dirtied per epoch, newest last */
+} je_decay;
+
 typedef struct je_arena {
     je_bin bins[NBINS];
-    je_eset dirty;     /* ecache_dirty */
-    je_eset released;  /* ecache_retained (muzzy_decay_ms is 0 in 5.3.0) */
+    je_eset dirty;      /* ecache_dirty */
+    je_eset released;   /* ecache_retained (muzzy_decay_ms is 0 in 5.3.0) */
+    uint32_t lru_head;  /* oldest dirty extent (the next to purge) */
+    uint32_t lru_tail;
+    uint64_t dirty_pages; /* ecache_npages_get(ecache_dirty) */
+    je_decay decay;
+    uint32_t nthreads;  /* threads bound to it */
+    uint8_t created;    /* has had a thread (metadata counted) */
 } je_arena;
 
+/* A cache bin (cache_bin_t): stack[n - 1] is the next object handed out,
+ * stack[0] the oldest, the first flushed. */
+typedef struct je_cbin {
+    rs_addr *stack;
+    uint16_t n;           /* ncached */
+    uint16_t low;         /* low water since the last GC of this bin */
+    uint16_t max;         /* ncached_max */
+    uint8_t lg_fill_div;  /* fill ncached_max >> this */
+    uint8_t refilled;     /* filled since the last GC of this bin */
+} je_cbin;
+
+/* A simulated thread: its arena, tcache, decay ticker and GC event counters. */
+typedef struct je_thread {
+    uint16_t arena;
+    uint16_t next_gc_bin;  /* tcache_slow->next_gc_bin */
+    int32_t tick_wait;     /* arena decay ticker (deterministic, every 1000 ticks) */
+    int64_t gc_alloc_wait; /* bytes until the next tcache GC event (allocations) */
+    int64_t gc_dalloc_wait;/* the same for deallocations */
+    uint64_t cached_bytes; /* usable bytes held by its tcache */
+    je_cbin bins[NHBINS_MAX];
+    rs_addr slots[];       /* the stacks, back to back */
+} je_thread;
+
 typedef struct je_state {
-    int purge_immediate;             /* jemalloc_purge = immediate */
+    int purge;                       /* enum purge_mode */
+    int background_thread;           /* jemalloc_background_thread */
+    unsigned narenas, narenas_used;
+    unsigned nhbins;                 /* cached classes: 0 (tcache off) or 41 */
+    uint64_t decay_interval_ns;      /* dirty_decay_ms / 200 */
+    uint64_t now_ns;                 /* time of the operation being handled */
+    uint32_t h_steps[SMOOTHSTEP_NSTEPS]; /* smootherstep((i + 1) / 200) in 2^-24 */
+    uint16_t ncached_max[NHBINS_MAX];
+    uint32_t tcache_slots;           /* sum of ncached_max */
     uint8_t size2bin[(LOOKUP_MAXCLASS >> 3) + 1]; /* (size + 7) >> 3 -> bin */
     je_bin_info binfo[NBINS];
-    je_arena arena;
+    je_arena *arenas;
+    je_thread *threads[THREAD_SLOTS];
+    uint32_t nthreads;
 
     je_page *pages;                  /* [0, top_pages) */
     uint32_t top_pages, pages_cap;
@@ -305,21 +427,33 @@ typedef struct je_state {
     uint32_t words_free[BITMAP_MAXWORDS + 2]; /* free lists by block size in words */
 
     uint64_t requested_bytes, allocated_bytes, live_count;
+    uint64_t cached_bytes;           /* all tcaches */
     uint64_t resident_pages;         /* all resident pages */
-    uint64_t active_pages;           /* slab pages with live > 0 + live large pages */
-    uint64_t live_ext_pages;         /* pages of live slabs and large extents */
+    uint64_t active_pages;           /* slab pages with live > 0 + pages of live (not cached) large */
+    uint64_t live_ext_pages;         /* pages of slabs and large extents */
     uint64_t dirty_ext_pages;        /* pages of dirty free extents */
     uint64_t dirty_resident_pages;   /* resident pages of dirty free extents */
     uint64_t released_total_pages;   /* resident -> released transitions so far */
+    rs_je_counters ctr;              /* event counts (tests) */
 } je_state;
 
 static const rs_param je_params[] = {
-    {.key = "jemalloc_purge", .type = RS_PT_STRING, .def = "never",
-     .doc = "when freed pages go back to the OS: never (until release(), as "
-            "dirty_decay_ms=-1) or immediate (as dirty_decay_ms=0)"},
+    {.key = "jemalloc_purge", .type = RS_PT_STRING, .def = "decay",
+     .doc = "when freed pages go back to the OS: decay (dirty_decay_ms, the default), "
+            "never (until release(), as dirty_decay_ms=-1) or immediate (as dirty_decay_ms=0)"},
+    {.key = "jemalloc_dirty_decay_ms", .type = RS_PT_INT, .def = "10000",
+     .doc = "opt.dirty_decay_ms with jemalloc_purge=decay: dirty pages are purged along a "
+            "smootherstep curve over this many ms of virtual time (0 = immediate, -1 = never)"},
+    {.key = "jemalloc_background_thread", .type = RS_PT_BOOL, .def = "false",
+     .doc = "opt.background_thread: true = decay purges as virtual time passes (advance); "
+            "false = only when allocator activity ticks an arena (every 1000 arena events)"},
+    {.key = "jemalloc_narenas", .type = RS_PT_INT, .def = "8",
+     .doc = "opt.narenas (4 x CPUs; 8 on the 2-CPU reference machine): threads are bound "
+            "to arenas round-robin on first use"},
+    {.key = "jemalloc_tcache", .type = RS_PT_BOOL, .def = "true",
+     .doc = "opt.tcache: per-thread caches of classes up to opt.tcache_max (32 KiB)"},
     {.key = NULL},
 };
-
 /* ---- host-array growth (only on the allocation path) ------------------- */
 
 static int grow(void **arr, uint32_t *cap, uint64_t need, size_t elem_bytes)
@@ -600,25 +734,64 @@ static uint32_t count_resident(const je_state *st, uint32_t page, uint32_t npage
     return n;
 }
 
-/* Carve npages (reserve() done) from dirty, then released, then new space.
- * The record returned has kind unset; the caller sets it and the page map. */
-static uint32_t pa_alloc(je_state *st, uint32_t npages)
+/* Put free extent id (kind DIRTY or RELEASED, final size) into its arena's
+ * set; a dirty one also goes to the tail of the LRU and into the counters. */
+static void set_insert(je_state *st, uint32_t id)
 {
-    je_arena *a = &st->arena;
-    je_eset *set = &a->dirty;
-    uint32_t id = eset_fit(st, set, npages, LG_EXTENT_MAX_ACTIVE_FIT);
-    if (id == NIL) {
-        set = &a->released;
-        id = eset_fit(st, set, npages, 64);
+    je_ext *x = &st->exts[id];
+    je_arena *a = &st->arenas[x->arena];
+    if (x->kind == EXT_DIRTY) {
+        x->lru_next = NIL;
+        x->lru_prev = a->lru_tail;
+        if (a->lru_tail != NIL)
+            st->exts[a->lru_tail].lru_next = id;
+        else
+            a->lru_head = id;
+        a->lru_tail = id;
+        a->dirty_pages += x->npages;
+        st->dirty_ext_pages += x->npages;
+        st->dirty_resident_pages += x->nresident;
+        eset_insert(st, &a->dirty, id);
+    } else {
+        assert(x->kind == EXT_RELEASED);
+        eset_insert(st, &a->released, id);
     }
+}
+
+static void set_remove(je_state *st, uint32_t id)
+{
+    je_ext *x = &st->exts[id];
+    je_arena *a = &st->arenas[x->arena];
+    if (x->kind == EXT_DIRTY) {
+        if (x->lru_prev != NIL)
+            st->exts[x->lru_prev].lru_next = x->lru_next;
+        else
+            a->lru_head = x->lru_next;
+        if (x->lru_next != NIL)
+            st->exts[x->lru_next].lru_prev = x->lru_prev;
+        else
+            a->lru_tail = x->lru_prev;
+        a->dirty_pages -= x->npages;
+        st->dirty_ext_pages -= x->npages;
+        st->dirty_resident_pages -= x->nresident;
+        eset_remove(st, &a->dirty, id);
+    } else {
+        eset_remove(st, &a->released, id);
+    }
+}
+
+/* Carve npages (reserve() done) for arena ai from its dirty set, then its
+ * released set, then new space at the top (shared by all arenas).  The
+ * record returned has kind unset; the caller sets it and the page map. */
+static uint32_t pa_alloc(je_state *st, unsigned ai, uint32_t npages)
+{
+    je_arena *a = &st->arenas[ai];
+    uint32_t id = eset_fit(st, &a->dirty, npages, LG_EXTENT_MAX_ACTIVE_FIT);
+    if (id == NIL)
+        id = eset_fit(st, &a->released, npages, 64);
     if (id != NIL) {
+        set_remove(st, id);
         je_ext *x = &st->exts[id];
-        int dirty = x->kind == EXT_DIRTY;
-        eset_remove(st, set, id);
-        if (dirty) {
-            st->dirty_ext_pages -= x->npages;
-            st->dirty_resident_pages -= x->nresident;
-        }
         if (x->npages > npages) { /* split: the trail stays free */
             uint32_t t = ext_take(st);
             x = &st->exts[id];
@@ -628,25 +801,22 @@ static uint32_t pa_alloc(je_state *st, uint32_t npages)
                 .npages = x->npages - npages,
                 .nresident = x->nresident - carved,
                 .kind = x->kind,
+                .arena = x->arena,
                 .block = NIL,
             };
             x->npages = npages;
             x->nresident = carved;
             set_bounds(st, t);
-            eset_insert(st, set, t);
-            if (dirty) {
-                st->dirty_ext_pages += st->exts[t].npages;
-                st->dirty_resident_pages += st->exts[t].nresident;
-            }
+            set_insert(st, t);
         }
     } else {
         id = ext_take(st);
-        st->exts[id] = (je_ext){.page = st->top_pages, .npages = npages};
+        st->exts[id] = (je_ext){.page = st->top_pages, .npages = npages, .arena = (uint8_t)ai};
         memset(&st->pages[st->top_pages], 0, (size_t)npages * sizeof *st->pages);
         st->top_pages += npages;
     }
     je_ext *x = &st->exts[id];
-    x->ph_child = x->ph_next = x->ph_prev = NIL;
+    x->ph_child = x->ph_next = x->ph_prev = x->lru_prev = x->lru_next = NIL;
     x->block = NIL;
     st->live_ext_pages += npages;
     return id;
@@ -667,20 +837,19 @@ static void release_pages(je_state *st, je_ext *x)
     x->nresident = 0;
 }
 
-/* Merge free extent id with its free neighbours of the same kind (not in
- * any set yet); returns the surviving record. */
+/* Merge free extent id with its free neighbours of the same kind and arena
+ * (not in any set yet); returns the surviving record. */
 static uint32_t coalesce(je_state *st, uint32_t id)
 {
     je_ext *e = st->exts;
-    uint8_t kind = e[id].kind;
-    je_eset *set = kind == EXT_DIRTY ? &st->arena.dirty : &st->arena.released;
+    uint8_t kind = e[id].kind, arena = e[id].arena;
     for (;;) {
         int merged = 0;
         if (e[id].page > 0) {
             uint32_t p = page_ext(st, e[id].page - 1);
             assert(e[p].page + e[p].npages == e[id].page);
-            if (e[p].kind == kind) {
-                eset_remove(st, set, p);
+            if (e[p].kind == kind && e[p].arena == arena) {
+                set_remove(st, p);
                 e[id].page = e[p].page;
                 e[id].npages += e[p].npages;
                 e[id].nresident += e[p].nresident;
@@ -692,8 +861,8 @@ static uint32_t coalesce(je_state *st, uint32_t id)
         if (end < st->top_pages) {
             uint32_t n = page_ext(st, end);
             assert(e[n].page == end);
-            if (e[n].kind == kind) {
-                eset_remove(st, set, n);
+            if (e[n].kind == kind && e[n].arena == arena) {
+                set_remove(st, n);
                 e[id].npages += e[n].npages;
                 e[id].nresident += e[n].nresident;
                 ext_put(st, n);
@@ -707,59 +876,147 @@ static uint32_t coalesce(je_state *st, uint32_t id)
     return id;
 }
 
+/* A dirty extent (in no set) is purged: its pages are released and it joins
+ * the retained set, coalescing with retained neighbours. */
+static void purge_extent(je_state *st, uint32_t id)
+{
+    je_ext *x = &st->exts[id];
+    release_pages(st, x);
+    x->kind = EXT_RELEASED;
+    set_insert(st, coalesce(st, id));
+}
+
 /* Return a live extent to the page allocator (extent_record). */
 static void pa_dalloc(je_state *st, uint32_t id)
 {
     je_ext *x = &st->exts[id];
     st->live_ext_pages -= x->npages;
-    if (st->purge_immediate) {
-        release_pages(st, x);
-        x->kind = EXT_RELEASED;
-        id = coalesce(st, id);
-        eset_insert(st, &st->arena.released, id);
+    if (st->purge == PURGE_IMMEDIATE) { /* decay_ms 0: arena_handle_deferred_work */
+        purge_extent(st, id);
         return;
     }
     x->kind = EXT_DIRTY;
-    st->dirty_ext_pages += x->npages;
-    st->dirty_resident_pages += x->nresident;
-    if (((uint64_t)x->npages << LG_PAGE) >= LARGE_MINCLASS)
+    if (((uint64_t)x->npages << LG_PAGE) >= LARGE_MINCLASS) {
         id = coalesce(st, id); /* smaller dirty extents coalesce when purged */
-    else
+        /* an oversize result is purged at once unless decay is disabled
+         * (extent_record, extent_may_force_decay) */
+        if (((uint64_t)st->exts[id].npages << LG_PAGE) >= OVERSIZE_THRESHOLD_BYTES &&
+            st->purge != PURGE_NEVER) {
+            purge_extent(st, id);
+            return;
+        }
+    } else {
         set_bounds(st, id);
-    eset_insert(st, &st->arena.dirty, id);
+    }
+    set_insert(st, id);
 }
 
-/* arena.<i>.purge: every dirty extent is purged and joins the released set. */
+/* Purge arena a's oldest dirty extents (ecache_evict: LRU order) while it
+ * holds more than limit pages, at most max_pages (pac_decay_to_limit; whole
+ * extents, so it may overshoot by one).  Returns the pages purged.  The
+ * extents are purged one by one, without the delayed coalescing with dirty
+ * neighbours that ecache_evict attempts (docs/models.md: the measured
+ * decay is gradual). */
+static uint64_t decay_to_limit(je_state *st, je_arena *a, uint64_t limit, uint64_t max_pages)
+{
+    uint64_t n = 0;
+    while (n < max_pages && a->dirty_pages > limit && a->lru_head != NIL) {
+        uint32_t id = a->lru_head;
+        n += st->exts[id].npages;
+        set_remove(st, id);
+        purge_extent(st, id);
+    }
+    return n;
+}
+
+/* arena.<i>.purge for every arena: every dirty extent is purged. */
 static void pa_purge_all(je_state *st)
 {
-    je_eset *dirty = &st->arena.dirty;
-    for (unsigned i = eset_next(dirty, 0); i < ESET_NBINS; i = eset_next(dirty, i)) {
-        uint32_t id = dirty->root[i];
-        eset_remove(st, dirty, id);
-        je_ext *x = &st->exts[id];
-        st->dirty_ext_pages -= x->npages;
-        st->dirty_resident_pages -= x->nresident;
-        release_pages(st, x);
-        x->kind = EXT_RELEASED;
-        id = coalesce(st, id);
-        eset_insert(st, &st->arena.released, id);
-    }
+    for (unsigned i = 0; i < st->narenas; i++)
+        decay_to_limit(st, &st->arenas[i], 0, UINT64_MAX);
     assert(st->dirty_ext_pages == 0 && st->dirty_resident_pages == 0);
 }
 
+/* ---- decay (decay.c, pac.c pac_maybe_decay_purge) ----------------------- */
+
+static void decay_init(je_state *st, je_decay *d, uint64_t now_ns)
+{
+    memset(d, 0, sizeof *d);
+    d->epoch_ns = now_ns;
+    d->deadline_ns = now_ns + st->decay_interval_ns;
+}
+
+/* Advance the epoch when its deadline has passed (decay_maybe_advance_epoch),
+ * then purge per eagerness.  Returns 1 when the epoch advanced. */
+static int arena_decay(je_state *st, je_arena *a, uint64_t now_ns, int eagerness)
+{
+    je_decay *d = &a->decay;
+    int advanced = 0;
+    if (now_ns < d->epoch_ns) { /* time went backwards (a teardown at t = 0) */
+        d->epoch_ns = now_ns;
+        d->deadline_ns = now_ns + st->decay_interval_ns;
+    }
+    if (now_ns >= d->deadline_ns) {
+        uint64_t nadv = (now_ns - d->epoch_ns) / st->decay_interval_ns;
+        d->epoch_ns += nadv * st->decay_interval_ns;
+        d->deadline_ns = d->epoch_ns + st->decay_interval_ns;
+        if (nadv >= SMOOTHSTEP_NSTEPS) {
+            memset(d->backlog, 0, (SMOOTHSTEP_NSTEPS - 1) * sizeof *d->backlog);
+        } else {
+            memmove(d->backlog, d->backlog + nadv, (SMOOTHSTEP_NSTEPS - nadv) * sizeof *d->backlog);
+            memset(d->backlog + SMOOTHSTEP_NSTEPS - nadv, 0, (nadv - 1) * sizeof *d->backlog);
+        }
+        uint64_t cur = a->dirty_pages;
+        d->backlog[SMOOTHSTEP_NSTEPS - 1] = (uint32_t)(cur > d->nunpurged ? cur - d->nunpurged : 0);
+        uint64_t sum = 0;
+        for (unsigned i = 0; i < SMOOTHSTEP_NSTEPS; i++)
+            sum += (uint64_t)d->backlog[i] * st->h_steps[i];
+        d->npages_limit = sum >> SMOOTHSTEP_BFP;
+        d->nunpurged = d->npages_limit > cur ? d->npages_limit : cur;
+        st->ctr.ndecay_epochs++;
+        advanced = 1;
+    }
+    if (eagerness == PURGE_ALWAYS || (advanced && eagerness == PURGE_ON_EPOCH_ADVANCE)) {
+        /* pages dirtied since the last epoch advance are not purged before
+         * the next one (decay.h); jemalloc's background thread gets this by
+         * sleeping until an epoch has passed, here it is kept explicitly */
+        uint64_t cur = a->dirty_pages;
+        uint64_t limit = d->npages_limit + (cur > d->nunpurged ? cur - d->nunpurged : 0);
+        if (cur > limit)
+            st->ctr.npurged_pages += decay_to_limit(st, a, limit, cur - limit);
+    }
+    return advanced;
+}
+
+/* arena_decay_ticks: the thread's ticker fires every DECAY_NTICKS events
+ * that reach an arena; the arena then decays (arena_decay_impl: without a
+ * background thread it purges on epoch advance, with one it only advances
+ * the epoch and leaves purging to the background thread). */
+static void arena_ticks(je_state *st, je_thread *t, unsigned ai, unsigned nticks)
+{
+    t->tick_wait -= (int32_t)nticks;
+    if (t->tick_wait > 0)
+        return;
+    t->tick_wait = DECAY_NTICKS;
+    if (st->purge != PURGE_DECAY)
+        return;
+    st->ctr.nticks_fired++;
+    arena_decay(st, &st->arenas[ai], st->now_ns,
+                st->background_thread ? PURGE_NO : PURGE_ON_EPOCH_ADVANCE);
+}
 /* ---- bins (arena.c) ---------------------------------------------------- */
 
-static uint32_t slab_new(je_state *st, unsigned binind)
+static uint32_t slab_new(je_state *st, unsigned ai, unsigned binind)
 {
     const je_bin_info *bi = &st->binfo[binind];
     if (reserve(st, bi->nwords + 1u, bi->slab_pages))
         return NIL;
-    uint32_t id = pa_alloc(st, bi->slab_pages);
+    uint32_t id = pa_alloc(st, ai, bi->slab_pages);
     je_ext *x = &st->exts[id];
     x->kind = EXT_SLAB;
     x->block = words_take(st, bi->nwords + 1u);
     uint64_t *w = &st->words[x->block];
-    w[0] = HDR_MAKE(bi->nregs, binind, id);
+    w[0] = HDR_MAKE(bi->nregs, binind, ai, id);
     for (unsigned i = 0; i < bi->nwords; i++) {
         unsigned bits = bi->nregs - i * 64u;
         w[1 + i] = bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
@@ -787,13 +1044,13 @@ static void bin_set_cur(je_state *st, je_bin *bin, uint32_t id)
  * (arena_bin_refill_slabcur_no_fresh_slab, then _with_fresh_slab).  A full
  * slabcur is dropped: auto arenas do not track full slabs.  -1 when the
  * simulator is out of memory. */
-static __attribute__((noinline)) int bin_refill(je_state *st, je_bin *bin, unsigned binind)
+static __attribute__((noinline)) int bin_refill(je_state *st, unsigned ai, je_bin *bin, unsigned binind)
 {
     uint32_t s = bin->nonfull;
     if (s != NIL) {
         bin->nonfull = ph_remove(st->exts, bin->nonfull, s);
     } else {
-        s = slab_new(st, binind);
+        s = slab_new(st, ai, binind);
         if (s == NIL)
             return -1;
     }
@@ -801,12 +1058,15 @@ static __attribute__((noinline)) int bin_refill(je_state *st, je_bin *bin, unsig
     return 0;
 }
 
-static inline __attribute__((always_inline)) rs_addr arena_malloc_small(je_state *st, unsigned binind)
+/* One region of bin binind of arena ai (arena_slab_reg_alloc: the lowest
+ * free region of slabcur).  The region is not touched: the application's
+ * first write makes its pages resident (touch_small).  0 when out of memory. */
+static inline __attribute__((always_inline)) rs_addr bin_take(je_state *st, unsigned ai, unsigned binind)
 {
-    je_bin *bin = &st->arena.bins[binind];
+    je_bin *bin = &st->arenas[ai].bins[binind];
     const je_bin_info *bi = &st->binfo[binind];
     if ((bin->cur == NIL || HDR_NFREE(st->words[bin->cur_block]) == 0) &&
-        bin_refill(st, bin, binind))
+        bin_refill(st, ai, bin, binind))
         return 0;
     uint64_t *w = &st->words[bin->cur_block];
     w[0]--; /* nfree */
@@ -815,48 +1075,59 @@ static inline __attribute__((always_inline)) rs_addr arena_malloc_small(je_state
         i++;
     uint32_t reg = (i - 1) * 64u + (unsigned)__builtin_ctzll(w[i]);
     w[i] &= w[i] - 1;
+    return BASE_ADDR + ((uint64_t)bin->cur_page << LG_PAGE) + reg * bi->size_bytes;
+}
 
-    uint32_t off = reg * bi->size_bytes;
-    uint32_t p = bin->cur_page + (off >> LG_PAGE);
-    uint32_t last = bin->cur_page + ((off + bi->size_bytes - 1) >> LG_PAGE);
+/* The application got the small region at addr: count its pages live,
+ * make them resident. */
+static inline __attribute__((always_inline)) void touch_small(je_state *st, rs_addr addr, uint32_t size_bytes)
+{
+    uint64_t rel = addr - BASE_ADDR;
+    uint32_t p = (uint32_t)(rel >> LG_PAGE), last = (uint32_t)((rel + size_bytes - 1) >> LG_PAGE);
     do {
         je_page *pg = &st->pages[p];
         if (pg->live++ == 0) {
             st->active_pages++;
-            if (!pg->resident) {
+            if (__builtin_expect(!pg->resident, 0)) {
                 pg->resident = 1;
                 st->resident_pages++;
-                st->exts[bin->cur].nresident++;
+                st->exts[HDR_EXT(st->words[pg->owner])].nresident++;
             }
         }
     } while (++p <= last);
-    st->allocated_bytes += bi->size_bytes;
-    return BASE_ADDR + ((uint64_t)bin->cur_page << LG_PAGE) + off;
+}
+
+/* The application freed the small region at addr (into a tcache or not). */
+static inline __attribute__((always_inline)) void untouch_small(je_state *st, rs_addr addr, uint32_t size_bytes)
+{
+    uint64_t rel = addr - BASE_ADDR;
+    uint32_t p = (uint32_t)(rel >> LG_PAGE), last = (uint32_t)((rel + size_bytes - 1) >> LG_PAGE);
+    do {
+        assert(st->pages[p].live > 0);
+        if (--st->pages[p].live == 0)
+            st->active_pages--;
+    } while (++p <= last);
 }
 
 static void bin_slab_nonfull(je_state *st, uint64_t *w, uint32_t page0);
 static void bin_slab_empty(je_state *st, uint64_t *w, uint32_t block);
 
-/* Free the region at byte offset off of the slab whose first page is page0. */
-static inline __attribute__((always_inline)) void arena_dalloc_small(je_state *st, uint32_t block, uint32_t page0, uint32_t off)
+/* Return the region at addr (a slab page) to its slab (arena_dalloc_bin). */
+static inline __attribute__((always_inline)) void bin_put(je_state *st, rs_addr addr)
 {
+    uint64_t rel = addr - BASE_ADDR;
+    uint32_t p = (uint32_t)(rel >> LG_PAGE);
+    const je_page *pg = &st->pages[p];
+    assert(pg->slab);
+    uint32_t block = pg->owner, page0 = p - (pg->slab - 1u);
+    uint32_t off = (uint32_t)(rel - ((uint64_t)page0 << LG_PAGE));
     uint64_t *w = &st->words[block];
-    unsigned binind = HDR_BIN(w[0]);
-    const je_bin_info *bi = &st->binfo[binind];
+    const je_bin_info *bi = &st->binfo[HDR_BIN(w[0])];
     uint32_t reg = (uint32_t)(((uint64_t)off * bi->div_magic) >> 32);
     assert((uint64_t)reg * bi->size_bytes == off && reg < bi->nregs);
     assert(!(w[1 + reg / 64] & ((uint64_t)1 << (reg % 64))));
     w[1 + reg / 64] |= (uint64_t)1 << (reg % 64);
     uint32_t nfree = HDR_NFREE(++w[0]);
-
-    uint32_t p = page0 + (off >> LG_PAGE);
-    uint32_t last = page0 + ((off + bi->size_bytes - 1) >> LG_PAGE);
-    do {
-        if (--st->pages[p].live == 0)
-            st->active_pages--;
-    } while (++p <= last);
-    st->allocated_bytes -= bi->size_bytes;
-
     if (nfree == bi->nregs)
         bin_slab_empty(st, w, block);
     else if (nfree == 1)
@@ -867,7 +1138,7 @@ static inline __attribute__((always_inline)) void arena_dalloc_small(je_state *s
  * -> arena_bin_lower_slab): keep slabcur the oldest/lowest non-full slab. */
 static __attribute__((noinline)) void bin_slab_nonfull(je_state *st, uint64_t *w, uint32_t page0)
 {
-    je_bin *bin = &st->arena.bins[HDR_BIN(w[0])];
+    je_bin *bin = &st->arenas[HDR_ARENA(w[0])].bins[HDR_BIN(w[0])];
     uint32_t s = HDR_EXT(w[0]);
     if (s == bin->cur)
         return;
@@ -887,7 +1158,7 @@ static __attribute__((noinline)) void bin_slab_empty(je_state *st, uint64_t *w, 
 {
     unsigned binind = HDR_BIN(w[0]);
     const je_bin_info *bi = &st->binfo[binind];
-    je_bin *bin = &st->arena.bins[binind];
+    je_bin *bin = &st->arenas[HDR_ARENA(w[0])].bins[binind];
     uint32_t s = HDR_EXT(w[0]);
     if (bin->cur == s)
         bin->cur = NIL;
@@ -897,13 +1168,14 @@ static __attribute__((noinline)) void bin_slab_empty(je_state *st, uint64_t *w, 
     pa_dalloc(st, s);
 }
 
-static rs_addr arena_malloc_large(je_state *st, uint64_t usize)
+/* large_malloc: one extent of usize + the pad page, all of it resident. */
+static rs_addr large_alloc(je_state *st, unsigned ai, uint64_t usize)
 {
     uint64_t npages64 = (usize + RS_JE_LARGE_PAD_BYTES) >> LG_PAGE;
     if (npages64 > MAX_PAGES || reserve(st, 0, (uint32_t)npages64))
         return 0;
     uint32_t npages = (uint32_t)npages64;
-    uint32_t id = pa_alloc(st, npages);
+    uint32_t id = pa_alloc(st, ai, npages);
     je_ext *x = &st->exts[id];
     x->kind = EXT_LARGE;
     set_bounds(st, id);
@@ -913,31 +1185,164 @@ static rs_addr arena_malloc_large(je_state *st, uint64_t usize)
         st->resident_pages += npages - x->nresident;
         x->nresident = npages;
     }
-    st->active_pages += npages;
-    st->allocated_bytes += usize;
     /* jemalloc starts the region at a random cache line of the first page;
      * the model puts it at the extent start (all pages are resident anyway) */
     return BASE_ADDR + ((uint64_t)x->page << LG_PAGE);
 }
 
-static void arena_dalloc_large(je_state *st, uint32_t id)
+/* The large extent starting at addr. */
+static uint32_t large_ext(const je_state *st, rs_addr addr)
 {
-    je_ext *x = &st->exts[id];
-    st->active_pages -= x->npages;
-    st->allocated_bytes -= ((uint64_t)x->npages << LG_PAGE) - RS_JE_LARGE_PAD_BYTES;
-    pa_dalloc(st, id);
+    uint32_t id = st->pages[(addr - BASE_ADDR) >> LG_PAGE].owner;
+    assert(st->exts[id].kind == EXT_LARGE && addr - BASE_ADDR == (uint64_t)st->exts[id].page << LG_PAGE);
+    return id;
 }
 
+/* The arena owning the region at addr. */
+static unsigned addr_arena(const je_state *st, rs_addr addr)
+{
+    const je_page *pg = &st->pages[(addr - BASE_ADDR) >> LG_PAGE];
+    return pg->slab ? HDR_ARENA(st->words[pg->owner]) : st->exts[pg->owner].arena;
+}
+
+/* An arena-level free of the region at addr of class szind (arena_dalloc_small,
+ * large_dalloc), ticking the thread's decay ticker when there is a thread. */
+static void arena_dalloc(je_state *st, je_thread *t, rs_addr addr, unsigned szind)
+{
+    unsigned ai = addr_arena(st, addr);
+    if (szind < NBINS)
+        bin_put(st, addr);
+    else
+        pa_dalloc(st, large_ext(st, addr));
+    if (t)
+        arena_ticks(st, t, ai, 1);
+}
+
+/* ---- thread caches (tcache.c, cache_bin.h) ------------------------------ */
+
+/* Flush the oldest n - rem objects of bin szind back to their arenas
+ * (tcache_bin_flush_small/large: the bottom of the stack, one tick each). */
+static void tcache_flush(je_state *st, je_thread *t, unsigned szind, unsigned rem)
+{
+    je_cbin *cb = &t->bins[szind];
+    assert(rem <= cb->n);
+    unsigned nflush = cb->n - rem;
+    if (!nflush)
+        return;
+    uint64_t usize = rs_je_index2size(szind);
+    for (unsigned i = nflush; i-- > 0;)
+        arena_dalloc(st, t, cb->stack[i], szind);
+    memmove(cb->stack, cb->stack + nflush, rem * sizeof *cb->stack);
+    cb->n = (uint16_t)rem;
+    if (cb->n < cb->low)
+        cb->low = cb->n;
+    t->cached_bytes -= nflush * usize;
+    st->cached_bytes -= nflush * usize;
+    st->ctr.nflushes++;
+    st->ctr.nflushed += nflush;
+}
+
+/* tcache_event: incremental GC of one bin per event, round robin: flush 3/4
+ * of the objects below the low-water mark and halve the next fill, or, if
+ * the bin was refilled and never idle, double the fill. */
+static __attribute__((noinline)) void tcache_gc(je_state *st, je_thread *t)
+{
+    unsigned szind = t->next_gc_bin;
+    je_cbin *cb = &t->bins[szind];
+    st->ctr.ngc_events++;
+    if (cb->low > 0) {
+        unsigned nflush = cb->low - (cb->low >> 2);
+        tcache_flush(st, t, szind, cb->n - nflush);
+        if (szind < NBINS && (cb->max >> (cb->lg_fill_div + 1)) >= 1)
+            cb->lg_fill_div++;
+    } else if (szind < NBINS && cb->refilled) {
+        if (cb->lg_fill_div > 1)
+            cb->lg_fill_div--;
+        cb->refilled = 0;
+    }
+    cb->low = cb->n;
+    if (++t->next_gc_bin == st->nhbins)
+        t->next_gc_bin = 0;
+}
+
+/* tcache_alloc_small_hard: fill max >> lg_fill_div regions from the
+ * thread's arena bin (one tick), the first region on top. */
+static __attribute__((noinline)) int tcache_fill(je_state *st, je_thread *t, unsigned binind)
+{
+    je_cbin *cb = &t->bins[binind];
+    unsigned nfill = cb->max >> cb->lg_fill_div, filled = 0;
+    if (nfill == 0)
+        nfill = 1;
+    rs_addr *top = cb->stack + nfill; /* region k goes to stack[nfill - 1 - k] */
+    while (filled < nfill) {
+        rs_addr a = bin_take(st, t->arena, binind);
+        if (!a)
+            break;
+        *--top = a;
+        filled++;
+    }
+    if (filled < nfill) /* out of host memory: keep what was filled */
+        memmove(cb->stack, top, filled * sizeof *cb->stack);
+    cb->n = (uint16_t)filled;
+    cb->refilled = 1;
+    uint64_t bytes = filled * (uint64_t)st->binfo[binind].size_bytes;
+    t->cached_bytes += bytes;
+    st->cached_bytes += bytes;
+    st->ctr.nfills++;
+    arena_ticks(st, t, t->arena, 1);
+    return filled ? 0 : -1;
+}
+
+/* The thread's state, made on first use: bound to the arena with the
+ * fewest threads, lowest index first (arena_choose_hard). */
+static __attribute__((noinline)) je_thread *thread_new(je_state *st, uint32_t slot)
+{
+    je_thread *t = calloc(1, sizeof *t + (size_t)st->tcache_slots * sizeof(rs_addr));
+    if (!t)
+        return NULL;
+    unsigned best = 0;
+    for (unsigned i = 1; i < st->narenas; i++)
+        if (st->arenas[i].nthreads < st->arenas[best].nthreads)
+            best = i;
+    je_arena *a = &st->arenas[best];
+    if (!a->created) {
+        a->created = 1;
+        st->narenas_used++;
+        decay_init(st, &a->decay, st->now_ns);
+    }
+    a->nthreads++;
+    t->arena = (uint16_t)best;
+    t->tick_wait = DECAY_NTICKS;
+    t->gc_alloc_wait = t->gc_dalloc_wait = GC_INCR_BYTES;
+    rs_addr *s = t->slots;
+    for (unsigned b = 0; b < st->nhbins; b++) {
+        t->bins[b] = (je_cbin){.stack = s, .max = st->ncached_max[b], .lg_fill_div = 1};
+        s += st->ncached_max[b];
+    }
+    st->threads[slot] = t;
+    st->nthreads++;
+    return t;
+}
+
+static inline __attribute__((always_inline)) je_thread *thread_get(je_state *st, uint32_t thread)
+{
+    uint32_t slot = thread % THREAD_SLOTS;
+    je_thread *t = st->threads[slot];
+    return __builtin_expect(t != NULL, 1) ? t : thread_new(st, slot);
+}
 /* ---- the ops ----------------------------------------------------------- */
 
 static uint64_t metadata_bytes(const je_state *st)
 {
+    uint64_t extra_arenas = st->narenas_used > 1 ? st->narenas_used - 1u : 0;
     return (uint64_t)BASE_METADATA_BYTES + (uint64_t)EDATA_BYTES * st->exts_len +
-           (uint64_t)RTREE_BYTES_PER_PAGE * st->top_pages;
+           (uint64_t)RTREE_BYTES_PER_PAGE * st->top_pages + ARENA_METADATA_BYTES * extra_arenas +
+           (st->nhbins ? (uint64_t)TCACHE_METADATA_BYTES * st->nthreads : 0);
 }
 
 /* design.md §2 ordering, on the page counters (metadata adds to both
- * resident and mapped, so it cannot break it). */
+ * resident and mapped, so it cannot break it).  Objects in tcaches are not
+ * allocated, and a page holding only such objects is resident, not active. */
 static int stats_ordered(const je_state *st)
 {
     return st->requested_bytes <= st->allocated_bytes &&
@@ -957,7 +1362,8 @@ static void je_stats(const void *state, rs_alloc_stats *r)
         .resident_bytes = st->resident_pages * PAGE_BYTES + meta,
         .mapped_bytes = (st->live_ext_pages + st->dirty_ext_pages) * PAGE_BYTES + meta,
         .metadata_bytes = meta,
-        .cached_bytes = 0,
+        .cached_bytes = st->cached_bytes,
+        .thread_cached_bytes = st->cached_bytes,
         .dirty_bytes = st->dirty_resident_pages * PAGE_BYTES,
         .released_bytes = st->released_total_pages * PAGE_BYTES,
         .live_count = st->live_count,
@@ -968,25 +1374,79 @@ static void je_stats(const void *state, rs_alloc_stats *r)
     };
 }
 
+static int param_int(const rs_config *cfg, unsigned i, int64_t *r_v)
+{
+    const char *raw = cfg ? rs_config_raw(cfg, je_params[i].key) : NULL;
+    if (cfg && raw) {
+        *r_v = rs_config_int(cfg, je_params[i].key);
+        return 0;
+    }
+    *r_v = strtoll(je_params[i].def, NULL, 10);
+    return 0;
+}
+
+static int param_bool(const rs_config *cfg, unsigned i)
+{
+    const char *raw = cfg ? rs_config_raw(cfg, je_params[i].key) : NULL;
+    if (cfg && raw)
+        return rs_config_bool(cfg, je_params[i].key);
+    return strcmp(je_params[i].def, "true") == 0;
+}
+
 static int create(const rs_config *cfg, void **r_state, rs_err *err)
 {
     const char *purge = cfg ? rs_config_string(cfg, "jemalloc_purge") : NULL;
     if (!purge || !*purge)
         purge = je_params[0].def;
-    int immediate;
+    int64_t decay_ms, narenas;
+    param_int(cfg, 1, &decay_ms);
+    param_int(cfg, 3, &narenas);
+    int mode;
     if (strcmp(purge, "immediate") == 0)
-        immediate = 1;
+        mode = PURGE_IMMEDIATE;
     else if (strcmp(purge, "never") == 0)
-        immediate = 0;
+        mode = PURGE_NEVER;
+    else if (strcmp(purge, "decay") == 0)
+        mode = decay_ms > 0 ? PURGE_DECAY : decay_ms == 0 ? PURGE_IMMEDIATE : PURGE_NEVER;
     else
         return rs_fail(err, RS_EINPUT,
-                       "invalid value '%s' for 'jemalloc_purge' (expected 'immediate' or 'never')",
+                       "invalid value '%s' for 'jemalloc_purge' (expected 'decay', 'immediate' or 'never')",
                        purge);
+    if (decay_ms < -1 || decay_ms > (int64_t)1000 * 1000 * 1000 * 1000)
+        return rs_fail(err, RS_EINPUT,
+                       "invalid value '%lld' for 'jemalloc_dirty_decay_ms' (expected -1 .. 10^12)",
+                       (long long)decay_ms);
+    if (narenas < 1 || narenas > NARENAS_MAX)
+        return rs_fail(err, RS_EINPUT, "invalid value '%lld' for 'jemalloc_narenas' (expected 1 .. %d)",
+                       (long long)narenas, NARENAS_MAX);
 
     je_state *st = calloc(1, sizeof *st);
-    if (!st)
+    je_arena *arenas = calloc((size_t)narenas, sizeof *arenas);
+    if (!st || !arenas) {
+        free(st);
+        free(arenas);
         return rs_fail(err, RS_ENOMEM, "out of memory for allocator jemalloc");
-    st->purge_immediate = immediate;
+    }
+    st->purge = mode;
+    st->background_thread = param_bool(cfg, 2);
+    st->narenas = (unsigned)narenas;
+    st->arenas = arenas;
+    st->decay_interval_ns = decay_ms > 0 ? (uint64_t)decay_ms * 1000000u / SMOOTHSTEP_NSTEPS : 1;
+    if (st->decay_interval_ns == 0)
+        st->decay_interval_ns = 1;
+    /* smootherstep(x) = 6x^5 - 15x^4 + 10x^3 at x = (i + 1) / 200, truncated
+     * to 24 fractional bits (smoothstep.sh smoother 200 24) */
+    for (unsigned i = 0; i < SMOOTHSTEP_NSTEPS; i++) {
+        uint64_t s = i + 1u, n = SMOOTHSTEP_NSTEPS;
+        uint64_t num = 6 * s * s * s * s * s - 15 * n * s * s * s * s + 10 * n * n * s * s * s;
+        st->h_steps[i] = (uint32_t)((num << SMOOTHSTEP_BFP) / (n * n * n * n * n));
+    }
+    st->nhbins = param_bool(cfg, 4) ? rs_je_tcache_nhbins() : 0;
+    assert(st->nhbins <= NHBINS_MAX);
+    for (unsigned b = 0; b < st->nhbins; b++) {
+        st->ncached_max[b] = (uint16_t)rs_je_tcache_ncached_max(b);
+        st->tcache_slots += st->ncached_max[b];
+    }
     st->exts_free = NIL;
     for (unsigned i = 0; i < BITMAP_MAXWORDS + 2; i++)
         st->words_free[i] = NIL;
@@ -1001,14 +1461,20 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
             .slab_pages = (uint8_t)(slab >> LG_PAGE),
             .nwords = (uint8_t)((nregs + 63) / 64),
         };
-        st->arena.bins[b] = (je_bin){.cur = NIL, .nonfull = NIL};
+    }
+    for (unsigned ai = 0; ai < st->narenas; ai++) {
+        je_arena *a = &st->arenas[ai];
+        for (unsigned b = 0; b < NBINS; b++)
+            a->bins[b] = (je_bin){.cur = NIL, .nonfull = NIL};
+        for (unsigned i = 0; i < ESET_NBINS; i++)
+            a->dirty.root[i] = a->released.root[i] = NIL;
+        memset(a->dirty.tree, 0xff, sizeof a->dirty.tree);
+        memset(a->released.tree, 0xff, sizeof a->released.tree);
+        a->lru_head = a->lru_tail = NIL;
+        decay_init(st, &a->decay, 0);
     }
     for (unsigned j = 0; j <= LOOKUP_MAXCLASS >> 3; j++)
         st->size2bin[j] = (uint8_t)rs_je_size2index(j ? (uint64_t)j << 3 : 1);
-    for (unsigned i = 0; i < ESET_NBINS; i++)
-        st->arena.dirty.root[i] = st->arena.released.root[i] = NIL;
-    memset(st->arena.dirty.tree, 0xff, sizeof st->arena.dirty.tree);
-    memset(st->arena.released.tree, 0xff, sizeof st->arena.released.tree);
     *r_state = st;
     return 0;
 }
@@ -1018,30 +1484,68 @@ static void destroy(void *state)
     je_state *st = state;
     if (!st)
         return;
+    for (unsigned i = 0; i < THREAD_SLOTS; i++)
+        free(st->threads[i]);
+    free(st->arenas);
     free(st->pages);
     free(st->exts);
     free(st->words);
     free(st);
 }
 
+static inline unsigned size_class(uint64_t size_bytes, const je_state *st)
+{
+    return size_bytes <= LOOKUP_MAXCLASS ? st->size2bin[(size_bytes + 7) >> 3]
+                                         : rs_je_size2index(size_bytes);
+}
+
 static rs_addr je_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
 {
     je_state *st = state;
-    (void)thread; /* later: thread -> tcache */
-    (void)now_ns; /* later: decay ticks */
+    st->now_ns = now_ns;
+    unsigned ind = size_class(size_bytes, st);
+    if (ind >= NSIZES)
+        return 0;
+    je_thread *t = thread_get(st, thread);
+    if (!t)
+        return 0;
+    uint64_t usize = ind < NBINS ? st->binfo[ind].size_bytes : rs_je_index2size(ind);
     rs_addr addr;
-    if (size_bytes <= LOOKUP_MAXCLASS) {
-        addr = arena_malloc_small(st, st->size2bin[(size_bytes + 7) >> 3]);
+    if (ind < st->nhbins) {
+        je_cbin *cb = &t->bins[ind];
+        if (__builtin_expect(cb->n == 0, 0)) {
+            if (ind >= NBINS) { /* tcache_alloc_large: one object, no fill */
+                if (!(addr = large_alloc(st, t->arena, usize)))
+                    return 0;
+                arena_ticks(st, t, t->arena, 1);
+                goto got;
+            }
+            if (tcache_fill(st, t, ind))
+                return 0;
+        }
+        addr = cb->stack[--cb->n];
+        if (cb->n < cb->low)
+            cb->low = cb->n;
+        t->cached_bytes -= usize;
+        st->cached_bytes -= usize;
     } else {
-        unsigned ind = rs_je_size2index(size_bytes);
-        if (ind >= NSIZES)
+        addr = ind < NBINS ? bin_take(st, t->arena, ind) : large_alloc(st, t->arena, usize);
+        if (!addr)
             return 0;
-        addr = ind < NBINS ? arena_malloc_small(st, ind)
-                           : arena_malloc_large(st, rs_je_index2size(ind));
+        arena_ticks(st, t, t->arena, 1);
     }
-    if (addr) {
-        st->requested_bytes += size_bytes;
-        st->live_count++;
+got:
+    if (ind < NBINS)
+        touch_small(st, addr, (uint32_t)usize);
+    else
+        st->active_pages += (usize + RS_JE_LARGE_PAD_BYTES) >> LG_PAGE;
+    st->allocated_bytes += usize;
+    st->requested_bytes += size_bytes;
+    st->live_count++;
+    if ((t->gc_alloc_wait -= (int64_t)usize) <= 0) { /* te tcache_gc event */
+        t->gc_alloc_wait = GC_INCR_BYTES;
+        if (st->nhbins)
+            tcache_gc(st, t);
     }
     assert(stats_ordered(st));
     return addr;
@@ -1050,46 +1554,74 @@ static rs_addr je_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
 static void je_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
 {
     je_state *st = state;
-    (void)thread;
-    (void)now_ns;
+    st->now_ns = now_ns;
     assert(addr >= BASE_ADDR && addr < BASE_ADDR + ((uint64_t)st->top_pages << LG_PAGE));
-    uint64_t rel = addr - BASE_ADDR;
-    uint32_t p = (uint32_t)(rel >> LG_PAGE);
-    const je_page *pg = &st->pages[p];
-    if (pg->slab) {
-        uint32_t page0 = p - (pg->slab - 1u);
-        assert(rs_je_size2index(size_bytes) == HDR_BIN(st->words[pg->owner]));
-        arena_dalloc_small(st, pg->owner, page0, (uint32_t)(rel - ((uint64_t)page0 << LG_PAGE)));
+    unsigned ind = size_class(size_bytes, st);
+    assert(ind < NSIZES);
+    uint64_t usize = ind < NBINS ? st->binfo[ind].size_bytes : rs_je_index2size(ind);
+    if (ind < NBINS) {
+        assert(st->pages[(addr - BASE_ADDR) >> LG_PAGE].slab &&
+               HDR_BIN(st->words[st->pages[(addr - BASE_ADDR) >> LG_PAGE].owner]) == ind);
+        untouch_small(st, addr, (uint32_t)usize);
     } else {
-        uint32_t id = pg->owner;
-        assert(st->exts[id].kind == EXT_LARGE && rel == (uint64_t)st->exts[id].page << LG_PAGE);
-        assert(rs_je_usable_size(size_bytes) + RS_JE_LARGE_PAD_BYTES ==
-               (uint64_t)st->exts[id].npages << LG_PAGE);
-        arena_dalloc_large(st, id);
+        assert(((uint64_t)st->exts[large_ext(st, addr)].npages << LG_PAGE) ==
+               usize + RS_JE_LARGE_PAD_BYTES);
+        st->active_pages -= (usize + RS_JE_LARGE_PAD_BYTES) >> LG_PAGE;
     }
+    st->allocated_bytes -= usize;
     st->requested_bytes -= size_bytes;
     st->live_count--;
+    je_thread *t = thread_get(st, thread); /* NULL only when the host is out of memory */
+    if (t && ind < st->nhbins) {
+        je_cbin *cb = &t->bins[ind];
+        if (__builtin_expect(cb->n == cb->max, 0))
+            tcache_flush(st, t, ind, cb->max >> LG_FLUSH_DIV);
+        cb->stack[cb->n++] = addr;
+        t->cached_bytes += usize;
+        st->cached_bytes += usize;
+    } else {
+        arena_dalloc(st, t, addr, ind);
+    }
+    if (t && (t->gc_dalloc_wait -= (int64_t)usize) <= 0) { /* te tcache_gc_dalloc event */
+        t->gc_dalloc_wait = GC_INCR_BYTES;
+        if (st->nhbins)
+            tcache_gc(st, t);
+    }
     assert(stats_ordered(st));
 }
 
-/* Stage 0: the page map entry of addr; stage 1: the slab block it names. */
+/* Stage 0: the page map entry of addr (a free always updates it).  With a
+ * tcache a free usually stops at the tcache stack, which is hot; without
+ * one, stage 1 fetches the slab block the page entry names. */
 static void je_prefetch(const void *state, rs_addr addr, int stage)
 {
     const je_state *st = state;
     uint64_t p = (addr - BASE_ADDR) >> LG_PAGE;
     if (addr < BASE_ADDR || p >= st->top_pages)
         return;
-    if (stage == 0) {
-        __builtin_prefetch(&st->pages[p]);
-    } else if (st->pages[p].slab) {
+    if (stage == 0)
+        __builtin_prefetch(&st->pages[p], 1);
+    else if (!st->nhbins && st->pages[p].slab)
         __builtin_prefetch(&st->words[st->pages[p].owner], 1);
-    }
 }
 
 static uint64_t je_usable_size(const void *state, uint64_t size_bytes)
 {
     (void)state;
     return rs_je_usable_size(size_bytes);
+}
+
+/* The background thread (background_thread.c): every arena decays with
+ * PAC_PURGE_ALWAYS as virtual time passes.  Without one, nothing happens. */
+static void je_advance(void *state, uint64_t now_ns)
+{
+    je_state *st = state;
+    if (st->purge != PURGE_DECAY || !st->background_thread)
+        return;
+    for (unsigned i = 0; i < st->narenas; i++)
+        if (st->arenas[i].created)
+            arena_decay(st, &st->arenas[i], now_ns, PURGE_ALWAYS);
+    assert(stats_ordered(st));
 }
 
 static void je_release(void *state, uint64_t now_ns)
@@ -1101,20 +1633,48 @@ static void je_release(void *state, uint64_t now_ns)
 
 const rs_alloc_ops rs_alloc_jemalloc = {
     .name = "jemalloc",
-    .doc = "jemalloc 5.3 (one arena, no tcache, no decay): size classes, slabs with "
-           "oldest-first reuse, extents with first fit, dirty/released pages",
+    .doc = "jemalloc 5.3: size classes, per-thread tcache with fill/flush/GC, arenas, slabs "
+           "with oldest-first reuse, extents with first fit, smootherstep dirty decay",
     .params = je_params,
     .create = create,
     .destroy = destroy,
     .alloc = je_alloc,
     .free = je_free,
     .usable_size = je_usable_size,
-    .advance = NULL,
+    .advance = je_advance,
     .release = je_release,
     .stats = je_stats,
     .prefetch = je_prefetch,
 };
 
+void rs_je_get_counters(const void *state, rs_je_counters *r)
+{
+    *r = ((const je_state *)state)->ctr;
+}
+
+int rs_je_thread_info(const void *state, uint32_t thread, unsigned szind, unsigned *r_arena,
+                      unsigned *r_ncached, unsigned *r_lg_fill_div)
+{
+    const je_state *st = state;
+    const je_thread *t = st->threads[thread % THREAD_SLOTS];
+    if (!t)
+        return RS_ENOTFOUND;
+    if (r_arena)
+        *r_arena = t->arena;
+    if (r_ncached)
+        *r_ncached = szind < st->nhbins ? t->bins[szind].n : 0;
+    if (r_lg_fill_div)
+        *r_lg_fill_div = szind < st->nhbins ? t->bins[szind].lg_fill_div : 0;
+    return 0;
+}
+
+int rs_je_addr_arena(const void *state, rs_addr addr)
+{
+    const je_state *st = state;
+    if (addr < BASE_ADDR || ((addr - BASE_ADDR) >> LG_PAGE) >= st->top_pages)
+        return -1;
+    return (int)addr_arena(st, addr);
+}
 /* ---- audit and footprint (tests, benchmarks) --------------------------- */
 
 static int heap_check(const je_state *st, uint32_t root, uint32_t *r_count, rs_err *err)
@@ -1148,17 +1708,66 @@ static int heap_check(const je_state *st, uint32_t root, uint32_t *r_count, rs_e
     return 0;
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+    rs_addr x = *(const rs_addr *)a, y = *(const rs_addr *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int is_cached(const rs_addr *sorted, size_t n, rs_addr a)
+{
+    return bsearch(&a, sorted, n, sizeof a, cmp_addr) != NULL;
+}
+
 int rs_je_audit(const void *state, rs_err *err)
 {
     const je_state *st = state;
     uint64_t resident = 0, active = 0, live_pages = 0, dirty_pages = 0, dirty_res = 0, alloc = 0;
-    uint64_t nonfull_expected[NBINS] = {0}, nfree_sets[2] = {0};
-    uint32_t prev_kind = EXT_UNUSED;
+    uint64_t nfree_sets[2] = {0}, cached_bytes = 0;
+    uint64_t *nonfull_expected = calloc((size_t)st->narenas * NBINS, sizeof *nonfull_expected);
+    uint64_t *arena_dirty = calloc(st->narenas, sizeof *arena_dirty);
+    uint32_t prev_kind = EXT_UNUSED, prev_arena = 0;
     uint16_t *live = calloc((size_t)st->top_pages + 1, sizeof *live);
-    if (!live)
-        return rs_fail(err, RS_ENOMEM, "out of memory in audit");
+    rs_addr *cached = malloc(((size_t)st->nthreads * st->tcache_slots + 1) * sizeof *cached);
+    size_t ncached = 0;
     int rc = 0;
+    if (!live || !nonfull_expected || !arena_dirty || !cached) {
+        free(live);
+        free(nonfull_expected);
+        free(arena_dirty);
+        free(cached);
+        return rs_fail(err, RS_ENOMEM, "out of memory in audit");
+    }
 #define AUDIT_FAIL(...) do { rc = rs_fail(err, RS_EINTERNAL, __VA_ARGS__); goto out; } while (0)
+    uint32_t nthreads = 0;
+    for (unsigned i = 0; i < THREAD_SLOTS; i++) {
+        const je_thread *t = st->threads[i];
+        if (!t)
+            continue;
+        nthreads++;
+        uint64_t tb = 0;
+        if (t->arena >= st->narenas || !st->arenas[t->arena].created)
+            AUDIT_FAIL("thread slot %u: bad arena %u", i, t->arena);
+        for (unsigned b = 0; b < st->nhbins; b++) {
+            const je_cbin *cb = &t->bins[b];
+            if (cb->n > cb->max || cb->low > cb->n || cb->max != st->ncached_max[b])
+                AUDIT_FAIL("thread slot %u bin %u: n %u low %u max %u", i, b, cb->n, cb->low, cb->max);
+            for (unsigned k = 0; k < cb->n; k++)
+                cached[ncached++] = cb->stack[k];
+            tb += (uint64_t)cb->n * rs_je_index2size(b);
+        }
+        if (tb != t->cached_bytes)
+            AUDIT_FAIL("thread slot %u: cached %llu, counted %llu", i,
+                       (unsigned long long)t->cached_bytes, (unsigned long long)tb);
+        cached_bytes += tb;
+    }
+    if (nthreads != st->nthreads || cached_bytes != st->cached_bytes)
+        AUDIT_FAIL("threads %u/%u, cached bytes %llu/%llu", nthreads, st->nthreads,
+                   (unsigned long long)cached_bytes, (unsigned long long)st->cached_bytes);
+    qsort(cached, ncached, sizeof *cached, cmp_addr);
+    for (size_t i = 1; i < ncached; i++)
+        if (cached[i] == cached[i - 1])
+            AUDIT_FAIL("address %llx cached twice", (unsigned long long)cached[i]);
     for (uint32_t p = 0; p < st->top_pages;) {
         uint32_t id = page_ext(st, p);
         if (id >= st->exts_len)
@@ -1167,6 +1776,8 @@ int rs_je_audit(const void *state, rs_err *err)
         if (x->page != p || x->npages == 0 || p + x->npages > st->top_pages ||
             page_ext(st, p + x->npages - 1) != id)
             AUDIT_FAIL("page %u: extent %u boundaries wrong", p, id);
+        if (x->arena >= st->narenas)
+            AUDIT_FAIL("extent %u: bad arena %u", id, x->arena);
         uint32_t nres = count_resident(st, p, x->npages);
         if (nres != x->nresident)
             AUDIT_FAIL("extent %u: nresident %u, counted %u", id, x->nresident, nres);
@@ -1175,15 +1786,19 @@ int rs_je_audit(const void *state, rs_err *err)
         case EXT_SLAB: {
             uint64_t hdr = st->words[x->block];
             unsigned binind = HDR_BIN(hdr);
-            const je_bin_info *bi = &st->binfo[binind];
-            if (binind >= NBINS || HDR_EXT(hdr) != id || x->npages != bi->slab_pages)
+            if (binind >= NBINS || HDR_EXT(hdr) != id || HDR_ARENA(hdr) != x->arena ||
+                x->npages != st->binfo[binind].slab_pages)
                 AUDIT_FAIL("slab %u: header %llx, %u pages", id, (unsigned long long)hdr, x->npages);
+            const je_bin_info *bi = &st->binfo[binind];
             unsigned nfree = 0;
             for (unsigned r = 0; r < bi->nregs; r++) {
                 int is_free = (st->words[x->block + 1 + r / 64] >> (r % 64)) & 1;
                 nfree += (unsigned)is_free;
-                if (!is_free) {
-                    uint32_t off = r * bi->size_bytes;
+                uint32_t off = r * bi->size_bytes;
+                rs_addr a = BASE_ADDR + ((uint64_t)p << LG_PAGE) + off;
+                if (is_free && is_cached(cached, ncached, a))
+                    AUDIT_FAIL("slab %u: region %u is free and in a tcache", id, r);
+                if (!is_free && !is_cached(cached, ncached, a)) {
                     for (uint32_t q = p + (off >> LG_PAGE); q <= p + ((off + bi->size_bytes - 1) >> LG_PAGE); q++)
                         live[q]++;
                     alloc += bi->size_bytes;
@@ -1203,27 +1818,30 @@ int rs_je_audit(const void *state, rs_err *err)
                     AUDIT_FAIL("page %u: live but not resident", q);
                 active += live[q] > 0;
             }
-            if (nfree > 0 && st->arena.bins[binind].cur != id)
-                nonfull_expected[binind]++;
+            if (nfree > 0 && st->arenas[x->arena].bins[binind].cur != id)
+                nonfull_expected[(size_t)x->arena * NBINS + binind]++;
             live_pages += x->npages;
             break;
         }
         case EXT_LARGE:
             if (nres != x->npages)
                 AUDIT_FAIL("large extent %u: %u of %u pages resident", id, nres, x->npages);
-            active += x->npages;
+            if (!is_cached(cached, ncached, BASE_ADDR + ((uint64_t)p << LG_PAGE))) {
+                active += x->npages;
+                alloc += ((uint64_t)x->npages << LG_PAGE) - RS_JE_LARGE_PAD_BYTES;
+            }
             live_pages += x->npages;
-            alloc += ((uint64_t)x->npages << LG_PAGE) - RS_JE_LARGE_PAD_BYTES;
             break;
         case EXT_DIRTY:
             dirty_pages += x->npages;
+            arena_dirty[x->arena] += x->npages;
             dirty_res += nres;
             nfree_sets[0]++;
             break;
         case EXT_RELEASED:
             if (nres)
                 AUDIT_FAIL("released extent %u has %u resident pages", id, nres);
-            if (prev_kind == EXT_RELEASED)
+            if (prev_kind == EXT_RELEASED && prev_arena == x->arena)
                 AUDIT_FAIL("released extent %u not coalesced with its predecessor", id);
             nfree_sets[1]++;
             break;
@@ -1231,6 +1849,7 @@ int rs_je_audit(const void *state, rs_err *err)
             AUDIT_FAIL("extent %u in the page map is unused", id);
         }
         prev_kind = x->kind;
+        prev_arena = x->arena;
         p += x->npages;
     }
     if (resident != st->resident_pages || active != st->active_pages ||
@@ -1244,60 +1863,80 @@ int rs_je_audit(const void *state, rs_err *err)
                    (unsigned long long)dirty_pages, (unsigned long long)st->dirty_ext_pages,
                    (unsigned long long)dirty_res, (unsigned long long)st->dirty_resident_pages,
                    (unsigned long long)alloc, (unsigned long long)st->allocated_bytes);
-    for (unsigned b = 0; b < NBINS; b++) {
-        const je_bin *bin = &st->arena.bins[b];
-        uint32_t n;
-        if (bin->cur != NIL &&
-            (st->exts[bin->cur].kind != EXT_SLAB || st->exts[bin->cur].block != bin->cur_block ||
-             st->exts[bin->cur].page != bin->cur_page || HDR_BIN(st->words[bin->cur_block]) != b))
-            AUDIT_FAIL("bin %u: slabcur %u is not one of its slabs", b, bin->cur);
-        if ((rc = heap_check(st, bin->nonfull, &n, err)))
-            goto out;
-        if (st->binfo[b].nregs == 1)
-            nonfull_expected[b] = 0; /* never non-full while live */
-        if (n != nonfull_expected[b])
-            AUDIT_FAIL("bin %u: %u slabs in the non-full heap, %llu expected", b, n,
-                       (unsigned long long)nonfull_expected[b]);
-        /* arena_bin_lower_slab keeps a non-full slabcur the oldest/lowest */
-        if (bin->nonfull != NIL && bin->cur != NIL && HDR_NFREE(st->words[bin->cur_block]) > 0 &&
-            st->exts[bin->nonfull].page < st->exts[bin->cur].page)
-            AUDIT_FAIL("bin %u: a non-full slab is older than slabcur", b);
-    }
-    for (int k = 0; k < 2; k++) {
-        const je_eset *set = k == 0 ? &st->arena.dirty : &st->arena.released;
-        uint64_t total = 0;
-        for (unsigned i = 0; i < ESET_NBINS; i++) {
+    uint64_t nsets[2] = {0};
+    for (unsigned ai = 0; ai < st->narenas; ai++) {
+        const je_arena *ar = &st->arenas[ai];
+        if (ar->dirty_pages != arena_dirty[ai])
+            AUDIT_FAIL("arena %u: dirty pages %llu, counted %llu", ai,
+                       (unsigned long long)ar->dirty_pages, (unsigned long long)arena_dirty[ai]);
+        uint64_t nlru = 0, lru_pages = 0;
+        for (uint32_t e = ar->lru_head, prev = NIL; e != NIL; prev = e, e = st->exts[e].lru_next) {
+            if (st->exts[e].kind != EXT_DIRTY || st->exts[e].arena != ai || st->exts[e].lru_prev != prev ||
+                ++nlru > st->exts_len)
+                AUDIT_FAIL("arena %u: LRU list broken at extent %u", ai, e);
+            lru_pages += st->exts[e].npages;
+            if (st->exts[e].lru_next == NIL && ar->lru_tail != e)
+                AUDIT_FAIL("arena %u: LRU tail wrong", ai);
+        }
+        if (lru_pages != ar->dirty_pages)
+            AUDIT_FAIL("arena %u: LRU holds %llu pages, %llu dirty", ai,
+                       (unsigned long long)lru_pages, (unsigned long long)ar->dirty_pages);
+        for (unsigned b = 0; b < NBINS; b++) {
+            const je_bin *bin = &ar->bins[b];
             uint32_t n;
-            int bit = (int)((set->nonempty[i / 64] >> (i % 64)) & 1);
-            if (bit != (set->root[i] != NIL))
-                AUDIT_FAIL("eset %d bin %u: bitmap disagrees with heap", k, i);
-            if ((rc = heap_check(st, set->root[i], &n, err)))
+            if (bin->cur != NIL &&
+                (st->exts[bin->cur].kind != EXT_SLAB || st->exts[bin->cur].block != bin->cur_block ||
+                 st->exts[bin->cur].page != bin->cur_page || HDR_BIN(st->words[bin->cur_block]) != b ||
+                 st->exts[bin->cur].arena != ai))
+                AUDIT_FAIL("arena %u bin %u: slabcur %u is not one of its slabs", ai, b, bin->cur);
+            if ((rc = heap_check(st, bin->nonfull, &n, err)))
                 goto out;
-            if (set->root[i] != NIL) {
-                const je_ext *x = &st->exts[set->root[i]];
-                if (x->kind != (k == 0 ? EXT_DIRTY : EXT_RELEASED) || eset_pind(x) != i)
-                    AUDIT_FAIL("eset %d bin %u: extent %u misplaced", k, i, set->root[i]);
+            uint64_t want = st->binfo[b].nregs == 1 ? 0 : nonfull_expected[(size_t)ai * NBINS + b];
+            if (n != want)
+                AUDIT_FAIL("arena %u bin %u: %u slabs in the non-full heap, %llu expected", ai, b, n,
+                           (unsigned long long)want);
+            /* arena_bin_lower_slab keeps a non-full slabcur the oldest/lowest */
+            if (bin->nonfull != NIL && bin->cur != NIL && HDR_NFREE(st->words[bin->cur_block]) > 0 &&
+                st->exts[bin->nonfull].page < st->exts[bin->cur].page)
+                AUDIT_FAIL("arena %u bin %u: a non-full slab is older than slabcur", ai, b);
+        }
+        for (int k = 0; k < 2; k++) {
+            const je_eset *set = k == 0 ? &ar->dirty : &ar->released;
+            for (unsigned i = 0; i < ESET_NBINS; i++) {
+                uint32_t n;
+                int bit = (int)((set->nonempty[i / 64] >> (i % 64)) & 1);
+                if (bit != (set->root[i] != NIL))
+                    AUDIT_FAIL("eset %d bin %u: bitmap disagrees with heap", k, i);
+                if ((rc = heap_check(st, set->root[i], &n, err)))
+                    goto out;
+                if (set->root[i] != NIL) {
+                    const je_ext *x = &st->exts[set->root[i]];
+                    if (x->kind != (k == 0 ? EXT_DIRTY : EXT_RELEASED) || eset_pind(x) != i || x->arena != ai)
+                        AUDIT_FAIL("eset %d bin %u: extent %u misplaced", k, i, set->root[i]);
+                }
+                nsets[k] += n;
             }
-            total += n;
+            for (unsigned i = 1; i < ESET_LEAVES; i++) {
+                uint64_t l = set->tree[2 * i], r = set->tree[2 * i + 1];
+                if (set->tree[i] != (l < r ? l : r))
+                    AUDIT_FAIL("eset %d: min-tree node %u stale", k, i);
+            }
+            for (unsigned i = 0; i < ESET_LEAVES; i++)
+                if (set->tree[ESET_LEAVES + i] != (i < ESET_NBINS ? eset_key(st, set->root[i]) : UINT64_MAX))
+                    AUDIT_FAIL("eset %d: min-tree leaf %u stale", k, i);
+            static const unsigned lgs[] = {0, 2, LG_EXTENT_MAX_ACTIVE_FIT, 64};
+            if (ai < 2) /* the fit check is slow; two arenas are enough */
+                for (uint32_t np = 1; np < 4096; np = np < 64 ? np + 1 : np * 2 + 1)
+                    for (unsigned j = 0; j < sizeof lgs / sizeof *lgs; j++)
+                        if (eset_fit(st, set, np, lgs[j]) != eset_fit_scan(st, set, np, lgs[j]))
+                            AUDIT_FAIL("eset %d: first fit for %u pages (lg_max_fit %u) differs from the scan",
+                                       k, np, lgs[j]);
         }
-        for (unsigned i = 1; i < ESET_LEAVES; i++) {
-            uint64_t l = set->tree[2 * i], r = set->tree[2 * i + 1];
-            if (set->tree[i] != (l < r ? l : r))
-                AUDIT_FAIL("eset %d: min-tree node %u stale", k, i);
-        }
-        for (unsigned i = 0; i < ESET_LEAVES; i++)
-            if (set->tree[ESET_LEAVES + i] != (i < ESET_NBINS ? eset_key(st, set->root[i]) : UINT64_MAX))
-                AUDIT_FAIL("eset %d: min-tree leaf %u stale", k, i);
-        static const unsigned lgs[] = {0, 2, LG_EXTENT_MAX_ACTIVE_FIT, 64};
-        for (uint32_t np = 1; np < 4096; np = np < 64 ? np + 1 : np * 2 + 1)
-            for (unsigned j = 0; j < sizeof lgs / sizeof *lgs; j++)
-                if (eset_fit(st, set, np, lgs[j]) != eset_fit_scan(st, set, np, lgs[j]))
-                    AUDIT_FAIL("eset %d: first fit for %u pages (lg_max_fit %u) differs from the scan",
-                               k, np, lgs[j]);
-        if (total != nfree_sets[k])
-            AUDIT_FAIL("eset %d holds %llu extents, the page map %llu", k,
-                       (unsigned long long)total, (unsigned long long)nfree_sets[k]);
     }
+    for (int k = 0; k < 2; k++)
+        if (nsets[k] != nfree_sets[k])
+            AUDIT_FAIL("esets %d hold %llu extents, the page map %llu", k,
+                       (unsigned long long)nsets[k], (unsigned long long)nfree_sets[k]);
     if (st->live_count == 0 && (st->requested_bytes || st->allocated_bytes))
         AUDIT_FAIL("no live allocation but requested %llu allocated %llu",
                    (unsigned long long)st->requested_bytes, (unsigned long long)st->allocated_bytes);
@@ -1306,12 +1945,17 @@ int rs_je_audit(const void *state, rs_err *err)
 #undef AUDIT_FAIL
 out:
     free(live);
+    free(nonfull_expected);
+    free(arena_dirty);
+    free(cached);
     return rc;
 }
 
 uint64_t rs_je_footprint_bytes(const void *state)
 {
     const je_state *st = state;
-    return sizeof *st + (uint64_t)st->pages_cap * sizeof *st->pages +
-           (uint64_t)st->exts_cap * sizeof *st->exts + (uint64_t)st->words_cap * sizeof *st->words;
+    return sizeof *st + (uint64_t)st->narenas * sizeof *st->arenas +
+           (uint64_t)st->nthreads * (sizeof(je_thread) + st->tcache_slots * sizeof(rs_addr)) +
+           (uint64_t)st->pages_cap * sizeof *st->pages + (uint64_t)st->exts_cap * sizeof *st->exts +
+           (uint64_t)st->words_cap * sizeof *st->words;
 }

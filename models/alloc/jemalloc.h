@@ -3,7 +3,8 @@
  * its ops table, and the size-class derivation exposed so tests can compare
  * it with the facts sheet and with the installed library.
  *
- * Size-class indices follow jemalloc's szind_t: 0 is the 8-byte class,
+ * The thread-cache geometry (rs_je_tcache_*) is derived the same way from
+ * tcache.c's rule.  Size-class indices follow jemalloc's szind_t: 0 is the 8-byte class,
  * 0 .. rs_je_nbins()-1 are the small (slab) classes, then come the large
  * classes ("lextents").  Every function here is a pure function of its
  * arguments: the classes are derived from sc.h's rule (quantum 16, page 4096,
@@ -45,7 +46,32 @@ int rs_je_bin_info(unsigned binind, uint64_t *r_size_bytes, uint32_t *r_nregs,
  * range. */
 uint64_t rs_je_lextent_size(unsigned i);
 
+/* Cached classes (arenas.nhbins: classes up to opt.tcache_max 32 KiB, 41). */
+unsigned rs_je_tcache_nhbins(void);
+/* Capacity of the tcache stack of class szind (tcache_ncached_max_compute),
+ * 0 when the class is not cached. */
+unsigned rs_je_tcache_ncached_max(unsigned szind);
+
 /* Test and benchmark helpers on a state made by rs_alloc_jemalloc.create. */
+
+/* Event counts since create (jemalloc's nfills / nflushes and decay stats). */
+typedef struct rs_je_counters {
+    uint64_t nfills;        /* tcache fills from an arena bin */
+    uint64_t nflushes;      /* tcache flushes (overflow or GC) */
+    uint64_t nflushed;      /* objects those flushes returned */
+    uint64_t ngc_events;    /* tcache GC events (one class each) */
+    uint64_t nticks_fired;  /* arena decay tickers that fired (decay mode only) */
+    uint64_t ndecay_epochs; /* decay epoch advances, all arenas */
+    uint64_t npurged_pages; /* pages purged by decay (not by release()) */
+} rs_je_counters;
+void rs_je_get_counters(const void *state, rs_je_counters *r_counters);
+/* A thread's arena and, for class szind, its tcache fill (ncached) and
+ * lg_fill_div.  RS_ENOTFOUND when the thread never allocated or freed. */
+int rs_je_thread_info(const void *state, uint32_t thread, unsigned szind, unsigned *r_arena,
+                      unsigned *r_ncached, unsigned *r_lg_fill_div);
+/* The arena owning the region at addr, or -1 when addr is outside the heap. */
+int rs_je_addr_arena(const void *state, rs_addr addr);
+
 
 /* Recompute every counter, the page map, the slab bitmaps and the heaps from
  * scratch and compare them with the incremental state.  O(heap pages); for

@@ -1111,8 +1111,10 @@ static void tc_stats(const void *state, rs_alloc_stats *r)
         cached += c->counter * ci->size_bytes + c->num_spans * ci->tail_bytes +
                   (uint64_t)c->used_slots * ci->batch * ci->size_bytes;
     }
+    uint64_t thread_cached = 0;
     for (uint32_t h = 0; h < st->nthreads; h++)
-        cached += (uint64_t)st->threads[h].size_bytes;
+        thread_cached += (uint64_t)st->threads[h].size_bytes;
+    cached += thread_cached;
     *r = (rs_alloc_stats){
         .requested_bytes = st->requested_bytes,
         .allocated_bytes = st->allocated_bytes,
@@ -1124,6 +1126,9 @@ static void tc_stats(const void *state, rs_alloc_stats *r)
         .dirty_bytes = st->normal_resident_pages << OS_PAGE_SHIFT,
         .released_bytes = st->released_total_pages << OS_PAGE_SHIFT,
         .live_count = st->live_count,
+        .thread_cached_bytes = thread_cached,
+        .heap_bytes = (st->system_pages << PAGE_SHIFT) + meta,  /* generic.heap_size, + metadata */
+        .unmapped_bytes = st->unmapped_pages << PAGE_SHIFT,     /* pageheap_unmapped */
     };
 }
 

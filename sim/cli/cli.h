@@ -63,5 +63,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_db(int argc, char **argv);
 
 #endif

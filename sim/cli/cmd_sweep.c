@@ -45,6 +45,9 @@ static void usage(FILE *f)
             "  -v, --vary K=LIST comma-separated values of one parameter (repeatable)\n"
             "  -s, --set K=V     fixed override (repeatable)\n"
             "  -j, --jobs N      worker processes (default 1)\n"
+            "      --shard K/N   run only the points whose index is K modulo N (one task\n"
+            "                    of a Slurm job array, each with its own --db); bring the\n"
+            "                    shards together with 'rssim db merge'\n"
             "      --db PATH     SQLite database (default %s)\n"
             "  -h, --help        this help\n",
             rs_cli_default_db());
@@ -122,11 +125,12 @@ int cmd_sweep(int argc, char **argv)
         { "preset", required_argument, NULL, 'p' }, { "vary", required_argument, NULL, 'v' },
         { "set", required_argument, NULL, 's' },    { "jobs", required_argument, NULL, 'j' },
         { "db", required_argument, NULL, 'd' },     { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+        { "shard", required_argument, NULL, 'S' },  { NULL, 0, NULL, 0 },
     };
     const char *preset = NULL, *db = rs_cli_default_db();
     char *sets[MAX_SETS];
     int nsets = 0, jobs = 1, c, rc = 0;
+    long shard_k = 0, shard_n = 1;
     rs_grid grid;
     rs_err err = { 0 };
 
@@ -159,6 +163,16 @@ int cmd_sweep(int argc, char **argv)
             break;
         }
         case 'd': db = optarg; break;
+        case 'S': {
+            char *end, *end2;
+            shard_k = strtol(optarg, &end, 10);
+            shard_n = *end == '/' ? strtol(end + 1, &end2, 10) : 0;
+            if (*end != '/' || *end2 || shard_n < 1 || shard_k < 0 || shard_k >= shard_n) {
+                rs_grid_release(&grid);
+                return rs_cli_usage_error("sweep", "--shard: expected K/N with 0 <= K < N, got '%s'", optarg);
+            }
+            break;
+        }
         case 'h': usage(stdout); rs_grid_release(&grid); return 0;
         default: usage(stderr); rs_grid_release(&grid); return 2;
         }
@@ -221,7 +235,7 @@ int cmd_sweep(int argc, char **argv)
         rs_config_free(cfg);
         if (rc || (rc = rs_store_run_status(st, id, status, &err)))
             goto out;
-        if (strcmp(status, "done") != 0) {
+        if (strcmp(status, "done") != 0 && p % shard_n == shard_k) {
             sc.todo_points[sc.ntodo] = p;
             sc.todo_ids[sc.ntodo++] = id;
         }
@@ -229,9 +243,12 @@ int cmd_sweep(int argc, char **argv)
     rs_store_sweep_set_status(st, sweep_id, "running", &err);
     rs_store_close(st); /* no SQLite handle may cross fork() */
     st = NULL;
-    fprintf(stderr, "sweep %lld (%s): %lld points, %lld to run, %lld already done, %d job%s\n",
+    fprintf(stderr, "sweep %lld (%s): %lld points, %lld to run, %lld already done, %d job%s",
             (long long)sweep_id, created ? "new" : "resumed", (long long)grid.points,
             (long long)sc.ntodo, (long long)(grid.points - sc.ntodo), jobs, jobs > 1 ? "s" : "");
+    if (shard_n > 1)
+        fprintf(stderr, ", shard %ld/%ld", shard_k, shard_n);
+    fputc('\n', stderr);
 
     int nworkers = jobs < sc.ntodo ? jobs : (int)sc.ntodo;
     int fds[2];
@@ -283,7 +300,7 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!rc && (rc = rs_store_open(&st, db, &err)) == 0) {
         int all = !worker_failed && done == sc.ntodo && !failed;
-        rs_store_sweep_set_status(st, sweep_id, all ? "done" : "failed", &err);
+        rs_store_sweep_set_status(st, sweep_id, !all ? "failed" : shard_n > 1 ? "partial" : "done", &err);
         if (!all)
             rc = rs_fail(&err, RS_EINTERNAL, "sweep %lld: %lld of %lld points failed or did not finish "
                          "(re-run the same command to resume)", (long long)sweep_id,
@@ -291,7 +308,8 @@ int cmd_sweep(int argc, char **argv)
     }
     if (!rc)
         printf("sweep %lld done: %lld points in %s (see 'rssim runs list --db %s --sweep %lld')\n",
-               (long long)sweep_id, (long long)grid.points, db, db, (long long)sweep_id);
+               (long long)sweep_id, shard_n > 1 ? (long long)sc.ntodo : (long long)grid.points, db, db,
+               (long long)sweep_id);
 out:
     free(sc.todo_points);
     free(sc.todo_ids);

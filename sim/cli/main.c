@@ -16,6 +16,7 @@ static const rs_command commands[] = {
     { .name = "runs", .run = cmd_runs, .summary = "list, show or export stored runs" },
     { .name = "plot", .run = cmd_plot, .summary = "draw stored runs with gnuplot (PNG or SVG)" },
     { .name = "list", .run = cmd_list, .summary = "list plug-ins and their parameters" },
+    { .name = "db", .run = cmd_db, .summary = "merge databases (the shards of a Slurm job array)" },
 };
 
 static void usage(FILE *f)

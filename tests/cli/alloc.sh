@@ -3,15 +3,16 @@
 # breakdown plot, and bad alloc records refused with FILE:LINE.
 . "$(dirname "$0")/lib.sh"
 
-expect_status 0 "gen free-random" "$RSSIM" gen alloc --pattern free-random --count 200000 -o "$T/fr.bin"
-expect_status 0 "gen free-oldest" "$RSSIM" gen alloc --pattern free-oldest --count 200000 -o "$T/fo.bin"
+expect_status 0 "gen free-random" "$RSSIM" gen alloc --pattern free-random --count 1000000 -o "$T/fr.bin"
+expect_status 0 "gen free-oldest" "$RSSIM" gen alloc --pattern free-oldest --count 1000000 -o "$T/fo.bin"
 expect_status 0 "trace stats" "$RSSIM" trace stats "$T/fr.bin"
 stdout_has "daemon alloc" "daemon *alloc"
-stdout_has "mallocs" "op_MALLOC *200000"
-stdout_has "frees" "op_FREE *150000"
+stdout_has "mallocs" "op_MALLOC *1000000"
+stdout_has "frees" "op_FREE *750000"
 stdout_has "release" "op_RELEASE *1"
 
-# after freeing 75% and releasing, random order must leave far more resident
+# the facts §5.1 experiment (1M allocations of 16..512 B, 75% freed): after
+# freeing and releasing, random order must leave far more resident
 # than age order, on every allocator that has a model of pages (facts §5.1)
 last_resident() { sql "$T/a.db" "select resident_bytes from samples where run_id=$1 order by t_ns desc limit 1"; }
 id=0

@@ -1,8 +1,8 @@
 # tests/cli/lib.sh — sourced by the CLI tests: $RSSIM, $SRC, a scratch
 # folder $T (removed on exit), and small assertion helpers that count.
 set -u
-RSSIM=$1
-SRC=$2
+RSSIM=$(realpath "$1")
+SRC=$(cd "$2" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/rssim-cli.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export RSSIM_PRESETS="$SRC/models/presets" RSSIM_SCRIPTS="$SRC/scripts"
