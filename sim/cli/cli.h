@@ -64,5 +64,6 @@ int cmd_runs(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

@@ -45,6 +45,7 @@ typedef struct plot_kind {
 
 static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
+static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
 
 static const plot_kind kinds[] = {
     { .name = "timeseries", .per_sweep = 0, .template = "timeseries.gp",
@@ -57,6 +58,10 @@ static const plot_kind kinds[] = {
       .summary = "one run: rss split into accounted, untracked, rounding, caches, metadata,\n"
                  "              free-but-resident and base, stacked over virtual time",
       .write = timeseries_write },
+    { .name = "validate", .per_sweep = 0, .template = "validate.gp",
+      .summary = "one validation (--run the measured run): predicted and measured resident\n"
+                 "              and allocated bytes over virtual time",
+      .write = validate_write },
 };
 
 static void usage(FILE *f)
@@ -64,13 +69,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: rssim plot timeseries --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
             "       rssim plot breakdown  --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
-            "       rssim plot overshoot  --sweep ID [--db PATH] -o out/NAME.png|.svg|.txt\n\n");
+            "       rssim plot overshoot  --sweep ID [--db PATH] -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot validate   --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n\n");
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         fprintf(f, "  %-11s %s\n", kinds[i].name, kinds[i].summary);
     fprintf(f,
             "\nOnly runs that are done are drawn.  The data goes to NAME.dat beside the\n"
             "output; the drawing is scripts/<kind>.gp (gnuplot; Debian package gnuplot-nox).\n\n"
-            "      --run ID      the run (timeseries, breakdown)\n"
+            "      --run ID      the run (timeseries, breakdown; validate: the measured run)\n"
             "      --sweep ID    the sweep (overshoot)\n"
             "      --db PATH     SQLite database (default %s)\n"
             "  -o, --output F    the image: .png (pngcairo), .svg, or .txt (text, for a\n"
@@ -225,6 +231,66 @@ static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *var
     if (n == 0)
         return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
                        id, rs_store_path(st));
+    return 0;
+}
+
+/* ---- validate: a measured run and the predicted run it was made for ---- */
+
+static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+{
+    char title[512];
+    sqlite3_stmt *s = NULL;
+    FILE *f;
+    int rc;
+    long long n = 0;
+    double pred = 0;
+
+    if (sqlite3_prepare_v2(rs_store_db(st),
+                           "SELECT m.value, r.label FROM metrics m JOIN runs r ON r.id = m.run_id"
+                           " WHERE m.run_id = ?1 AND m.name = 'predicted_run_id' AND r.status = 'done'",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot read the run");
+    sqlite3_bind_int64(s, 1, id);
+    if (sqlite3_step(s) != SQLITE_ROW) {
+        sqlite3_finalize(s);
+        return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is not a done measured run of "
+                       "'rssim validate'", id, rs_store_path(st));
+    }
+    pred = sqlite3_column_double(s, 0);
+    snprintf(title, sizeof title, "run %" PRId64 " (measured) vs run %.0f (predicted): %s", id, pred,
+             sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
+    sqlite3_finalize(s);
+    if ((rc = vars_add_string(vars, "title", title, err)))
+        return rc;
+    if (sqlite3_prepare_v2(rs_store_db(st),
+                           "SELECT p.t_ns, p.resident_bytes, m.resident_bytes, p.allocated_bytes,"
+                           " m.allocated_bytes FROM samples p JOIN samples m ON m.t_ns = p.t_ns"
+                           " WHERE p.run_id = ?1 AND m.run_id = ?2 ORDER BY p.t_ns",
+                           -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot read the samples");
+    sqlite3_bind_int64(s, 1, (int64_t)pred);
+    sqlite3_bind_int64(s, 2, id);
+    if (!(f = fopen(dat, "w"))) {
+        sqlite3_finalize(s);
+        return rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
+    }
+    fprintf(f, "# rssim plot validate: run %" PRId64 " (measured) and run %.0f (predicted)\n", id, pred);
+    fprintf(f, "t_ns predicted_resident_bytes measured_resident_bytes predicted_allocated_bytes"
+               " measured_allocated_bytes\n");
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        for (int k = 0; k < 5; k++)
+            fprintf(f, k ? " %lld" : "%lld", (long long)sqlite3_column_int64(s, k));
+        fputc('\n', f);
+        n++;
+    }
+    rc = rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot read the samples");
+    sqlite3_finalize(s);
+    int crc = file_close(f, dat, err);
+    if (rc || crc)
+        return rc ? rc : crc;
+    if (!n)
+        return rs_fail(err, RS_EINPUT, "runs %" PRId64 " and %.0f in '%s' share no sample time",
+                       id, pred, rs_store_path(st));
     return 0;
 }
 
