@@ -150,6 +150,74 @@ static void test_determinism(void)
     rs_config_free(cfg);
 }
 
+/* Pinned objects survive every trim; unpinned, they go like the rest. */
+static void test_pinning(void)
+{
+    char path[600];
+    rs_trace_writer *w;
+    rs_err err;
+    snprintf(path, sizeof path, "%s.pin", trace_path);
+    CHECK(rs_trace_writer_open(&w, path, "text", "kv", &err) == 0);
+    uint64_t t = 0;
+    /* keys 1..100 inserted and pinned, then 10,000 more keys stream by */
+    for (uint64_t k = 1; k <= 100; k++) {
+        rs_rec set = { .t_ns = t += 1000, .key = k, .size_bytes = 1000, .op = RS_OP_SET };
+        rs_rec pin = { .t_ns = t += 1000, .key = k, .op = RS_OP_PIN };
+        rs_trace_write(w, &set, &err);
+        rs_trace_write(w, &pin, &err);
+    }
+    for (uint64_t k = 1000; k < 11000; k++) {
+        rs_rec set = { .t_ns = t += 100000, .key = k, .size_bytes = 1000, .op = RS_OP_SET };
+        rs_trace_write(w, &set, &err);
+    }
+    /* the pinned objects are still there: reading them inserts (and so
+     * trims) nothing */
+    uint64_t gets_from = t, gets_to;
+    for (uint64_t k = 1; k <= 100; k++) {
+        rs_rec get = { .t_ns = t += 1000000, .key = k, .size_bytes = 1000, .op = RS_OP_GET };
+        rs_trace_write(w, &get, &err);
+    }
+    gets_to = t;
+    for (uint64_t k = 1; k <= 100; k++) {
+        rs_rec unpin = { .t_ns = t += 1000, .key = k, .op = RS_OP_UNPIN };
+        rs_trace_write(w, &unpin, &err);
+    }
+    t += 1000000000; /* a quiet second before the last stream */
+    for (uint64_t k = 20000; k < 22000; k++) {
+        rs_rec set = { .t_ns = t += 100000, .key = k, .size_bytes = 1000, .op = RS_OP_SET };
+        rs_trace_write(w, &set, &err);
+    }
+    CHECK(rs_trace_writer_close(w, &err) == 0);
+
+    static const char *kv[] = { "alloc=ideal", "layout=kv-object", "trim=on-insert",
+                                "kv_cache_limit=200K", "sample_interval=10ms", NULL };
+    rs_config *cfg = config(kv);
+    rs_result res;
+    rs_result_init(&res);
+    CHECK_MSG(rs_run_execute(path, cfg, &res, NULL, &err) == 0, "%s", err.msg);
+    /* first samples after the stream and after the reads (samples see the
+     * state before events at their own time) */
+    uint64_t trimmed_before = UINT64_MAX, trimmed_after = UINT64_MAX;
+    for (size_t i = 0; i < res.nsamples; i++) {
+        const rs_sample *s = &res.samples[i];
+        if (s->t_ns > gets_from && trimmed_before == UINT64_MAX)
+            trimmed_before = s->trimmed_items_count;
+        if (s->t_ns > gets_to && trimmed_after == UINT64_MAX)
+            trimmed_after = s->trimmed_items_count;
+    }
+    CHECK_MSG(trimmed_before == trimmed_after,
+              "reading pinned objects trimmed %llu items: they had been evicted",
+              (unsigned long long)(trimmed_after - trimmed_before));
+    /* 10,000 objects went by a 200-object cache: trims happened */
+    CHECK(metric(&res, "trimmed_items_count") >= 9000);
+    /* after unpinning and 2,000 more objects, the cache holds its limit only */
+    const rs_sample *last = &res.samples[res.nsamples - 1];
+    CHECK_MSG(last->accounted_bytes <= 200 * 1024, "accounted %llu", (unsigned long long)last->accounted_bytes);
+    rs_result_release(&res);
+    rs_config_free(cfg);
+    unlink(path);
+}
+
 static void test_wrong_daemon_and_bad_values(void)
 {
     rs_result res;
@@ -172,6 +240,7 @@ int main(void)
     test_periodic_excess();
     test_on_insert_excess();
     test_determinism();
+    test_pinning();
     test_wrong_daemon_and_bad_values();
     unlink(trace_path);
     return check_done();

@@ -46,6 +46,8 @@ static const op_info ops[RS_OP__MAX + 1] = {
     [RS_OP_GET] = { .name = "GET", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 1 },
     [RS_OP_SET] = { .name = "SET", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 1 },
     [RS_OP_DEL] = { .name = "DEL", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 0 },
+    [RS_OP_PIN] = { .name = "PIN", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 0 },
+    [RS_OP_UNPIN] = { .name = "UNPIN", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 0 },
     [RS_OP_MALLOC] = { .name = "MALLOC", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 1 },
     [RS_OP_FREE] = { .name = "FREE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },
     [RS_OP_RELEASE] = { .name = "RELEASE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },

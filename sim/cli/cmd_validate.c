@@ -20,6 +20,12 @@
  *     column's measured peak), so near-empty early samples cannot dominate.  The numbers are printed and stored as
  *     metrics of the measured run (validate_<column>_{mean,max,steady}_error_pct,
  *     predicted_run_id); `rssim plot validate --run M` draws both.
+ * rssim-real replays as fast as it can, not in virtual time, so anything
+ * the real allocator does on the wall clock cannot be compared: for
+ * jemalloc, time-based decay is switched off on both sides
+ * (MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 and jemalloc_purge=never)
+ * unless the caller sets jemalloc_purge.  Explicit releases (RELEASE
+ * records: arena purge) still happen on both sides.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -211,7 +217,7 @@ int cmd_validate(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *alloc = NULL, *preset = NULL, *db = rs_cli_default_db(), *threads = NULL;
-    char *sets[MAX_SETS + 1], allocset[64];
+    char *sets[MAX_SETS + 2], allocset[64];
     int nsets = 0, c, rc;
 
     optind = 1;
@@ -237,6 +243,15 @@ int cmd_validate(int argc, char **argv)
     const char *trace = argv[optind];
     snprintf(allocset, sizeof allocset, "alloc=%s", alloc);
     sets[nsets++] = allocset;
+    int purge_set = 0;
+    for (int i = 0; i < nsets; i++)
+        purge_set |= !strncmp(sets[i], "jemalloc_purge=", 15);
+    static char no_decay[] = "jemalloc_purge=never";
+    if (!strcmp(alloc, "jemalloc") && !purge_set) {
+        /* the real side replays faster than virtual time: no wall-clock decay */
+        sets[nsets++] = no_decay;
+        setenv("MALLOC_CONF", "dirty_decay_ms:-1,muzzy_decay_ms:-1", 1);
+    }
 
     rs_err err = { 0 };
     rs_trace *tr = NULL;
