@@ -130,7 +130,7 @@ static void test_names(void)
 {
     CHECK(strcmp(rs_op_name(RS_OP_GET), "GET") == 0);
     CHECK(strcmp(rs_op_name(RS_OP_FREE), "FREE") == 0);
-    CHECK(rs_op_name(0) == NULL && rs_op_name(4) == NULL && rs_op_name(300) == NULL);
+    CHECK(rs_op_name(0) == NULL && rs_op_name(6) == NULL && rs_op_name(300) == NULL);
     CHECK(rs_op_parse("SET", 3) == RS_OP_SET);
     CHECK(rs_op_parse("MALLOCX", 6) == RS_OP_MALLOC);
     CHECK(rs_op_parse("get", 3) == -1);
