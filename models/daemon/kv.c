@@ -27,6 +27,9 @@ typedef struct kv {
     rs_trim_stats trim_stats;
     uint64_t limit_bytes, base_bytes;
     uint64_t accounted_peak_bytes, items_peak_count;
+    uint32_t nthreads;    /* kv_threads: record.thread is taken modulo this */
+    uint32_t op_thread;   /* the thread of the record being applied */
+    int in_op;            /* a record is being applied (an on-insert trim runs on its thread) */
     uint64_t *slots;  /* (hash tag << 32) | (oid + 1); 0 = empty */
     uint64_t mask;    /* slots - 1 (a power of two minus one) */
     uint64_t nkeys;
@@ -35,6 +38,9 @@ typedef struct kv {
 static const rs_param params[] = {
     { .key = "kv_cache_limit", .type = RS_PT_SIZE, .def = "64M",
       .doc = "the cache's limit on accounted bytes (what trims aim for)" },
+    { .key = "kv_threads", .type = RS_PT_INT, .def = "1",
+      .doc = "worker threads: a record runs on thread (its thread mod kv_threads); timer trims "
+             "free on one more thread of their own, as Ceph's trimming threads do" },
     { .key = NULL },
 };
 
@@ -182,7 +188,8 @@ static uint64_t trim_to(void *ctx, uint64_t target_bytes, uint64_t max_items, ui
             if (nahead > 1)
                 trim_prefetch(k, ahead[0], 2);
         }
-        drop(k, probe(k, k->objs.obj[id].key), 0, now_ns, r_bytes);
+        drop(k, probe(k, k->objs.obj[id].key), k->in_op ? k->op_thread : k->nthreads, now_ns,
+             r_bytes);
         items++;
     }
     return items;
@@ -215,9 +222,22 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
     return 0;
 }
 
+static int apply(kv *k, const rs_rec *rec, rs_err *err);
+
 static int kv_op(void *state, const rs_rec *rec, rs_err *err)
 {
     kv *k = state;
+    rs_rec r = *rec;
+    r.thread = (uint16_t)(rec->thread % k->nthreads);
+    k->op_thread = r.thread;
+    k->in_op = 1;
+    int rc = apply(k, &r, err);
+    k->in_op = 0;
+    return rc;
+}
+
+static int apply(kv *k, const rs_rec *rec, rs_err *err)
+{
     uint64_t h = mix(rec->key);
     uint64_t slot = probe_h(k, rec->key, h);
     uint64_t s = k->slots[slot];
@@ -300,6 +320,13 @@ static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     if (!k)
         return rs_fail(err, RS_ENOMEM, "out of memory for daemon kv");
     k->limit_bytes = rs_config_size(env->cfg, "kv_cache_limit");
+    int64_t nthreads = rs_config_int(env->cfg, "kv_threads");
+    if (nthreads < 1 || nthreads > 65535) {
+        free(k);
+        return rs_fail(err, RS_EINPUT, "bad value '%lld' for key 'kv_threads': expected 1..65535",
+                       (long long)nthreads);
+    }
+    k->nthreads = (uint32_t)nthreads;
     k->base_bytes = rs_config_size(env->cfg, "base_bytes");
     k->target = (rs_trim_target){
         .ctx = k, .used_bytes = used_bytes, .limit_bytes = limit_bytes, .trim_to = trim_to,
