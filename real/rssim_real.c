@@ -67,6 +67,7 @@
 #include "sim/store.h"
 #include "traces/format.h" /* rs_trace.line: FILE:LINE of semantic errors */
 #include "traces/trace.h"
+#include "../sim/hash.h"
 
 #define PROG "rssim-real"
 #define MAX_WORKERS 256
@@ -259,18 +260,9 @@ typedef struct htable {
     uint64_t mask, live;
 } htable;
 
-static inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static inline uint64_t ht_find(const htable *t, uint64_t handle)
 {
-    uint64_t i = mix(handle) & t->mask;
+    uint64_t i = rs_hash64(handle) & t->mask;
     while (t->slots[i].ptr && t->slots[i].handle != handle)
         i = (i + 1) & t->mask;
     return i;
@@ -310,7 +302,7 @@ static void ht_remove(htable *t, uint64_t i)
         j = (j + 1) & t->mask;
         if (!t->slots[j].ptr)
             break;
-        uint64_t home = mix(t->slots[j].handle) & t->mask;
+        uint64_t home = rs_hash64(t->slots[j].handle) & t->mask;
         if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
             t->slots[i] = t->slots[j];
             i = j;

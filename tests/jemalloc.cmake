@@ -6,9 +6,6 @@
 # size classes with the library's own (mallctl, nallocx).  Without jemalloc
 # (Debian: apt-get install libjemalloc-dev) it builds as a stub that exits 77
 # and ctest reports it as skipped.
-#
-# bench_alloc_jemalloc is a throughput/footprint benchmark of the model: a
-# program, not a ctest (timings do not belong in pass/fail tests).
 pkg_check_modules(JEMALLOC IMPORTED_TARGET jemalloc)
 if(TARGET test_jemalloc_real)
   if(JEMALLOC_FOUND)
@@ -20,6 +17,3 @@ if(TARGET test_jemalloc_real)
   endif()
   set_tests_properties(test_jemalloc_real PROPERTIES SKIP_RETURN_CODE 77)
 endif()
-
-add_executable(bench_alloc_jemalloc ${CMAKE_SOURCE_DIR}/tests/bench_alloc_jemalloc.c)
-target_link_libraries(bench_alloc_jemalloc PRIVATE rssim)

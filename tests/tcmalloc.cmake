@@ -6,9 +6,6 @@
 # model's derived size classes with the library's own (tc_nallocx, page-heap
 # properties).  Without it (Debian: apt-get install libgoogle-perftools-dev)
 # it builds as a stub that exits 77 and ctest reports it as skipped.
-#
-# bench_alloc_tcmalloc is a throughput/footprint benchmark of the model: a
-# program, not a ctest.
 pkg_check_modules(TCMALLOC_MINIMAL IMPORTED_TARGET libtcmalloc_minimal)
 if(TARGET test_tcmalloc_real)
   if(TCMALLOC_MINIMAL_FOUND)
@@ -25,6 +22,3 @@ if(TARGET test_tcmalloc_real)
     set_property(TEST test_tcmalloc_real APPEND PROPERTY ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
   endif()
 endif()
-
-add_executable(bench_alloc_tcmalloc ${CMAKE_SOURCE_DIR}/tests/bench_alloc_tcmalloc.c)
-target_link_libraries(bench_alloc_tcmalloc PRIVATE rssim)

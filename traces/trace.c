@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "../sim/hash.h"
 
 /* ---- ops and daemon kinds -------------------------------------------- */
 
@@ -459,16 +460,6 @@ typedef struct keyset {
 
 #define KEY_EMPTY UINT64_MAX
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
 static int keyset_grow(keyset *ks)
 {
     size_t cap = ks->cap ? 2 * ks->cap : 1024;
@@ -483,7 +474,7 @@ static int keyset_grow(keyset *ks)
     for (size_t i = 0; i < ks->cap; i++) {
         if (ks->keys[i] == KEY_EMPTY)
             continue;
-        size_t j = mix64(ks->keys[i]) & (cap - 1);
+        size_t j = rs_hash64(ks->keys[i]) & (cap - 1);
         while (keys[j] != KEY_EMPTY)
             j = (j + 1) & (cap - 1);
         keys[j] = ks->keys[i];
@@ -507,7 +498,7 @@ static int keyset_put(keyset *ks, uint64_t key, uint64_t size_bytes)
     }
     if (2 * (ks->n + 1) > ks->cap && keyset_grow(ks))
         return -1;
-    size_t j = mix64(key) & (ks->cap - 1);
+    size_t j = rs_hash64(key) & (ks->cap - 1);
     while (ks->keys[j] != KEY_EMPTY && ks->keys[j] != key)
         j = (j + 1) & (ks->cap - 1);
     if (ks->keys[j] == KEY_EMPTY) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "daemon.h"
+#include "../../sim/hash.h"
 
 typedef struct slot {
     uint64_t handle;
@@ -38,18 +39,9 @@ static const rs_param params[] = {
     { .key = NULL },
 };
 
-static inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 static uint64_t find(const alloc_daemon *d, uint64_t handle)
 {
-    uint64_t i = mix(handle) & d->mask;
+    uint64_t i = rs_hash64(handle) & d->mask;
     while (d->slots[i].addr && d->slots[i].handle != handle)
         i = (i + 1) & d->mask;
     return i;
@@ -81,7 +73,7 @@ static void unlink_slot(alloc_daemon *d, uint64_t i)
         j = (j + 1) & d->mask;
         if (!d->slots[j].addr)
             break;
-        uint64_t home = mix(d->slots[j].handle) & d->mask;
+        uint64_t home = rs_hash64(d->slots[j].handle) & d->mask;
         if (((j - home) & d->mask) >= ((j - i) & d->mask)) {
             d->slots[i] = d->slots[j];
             i = j;

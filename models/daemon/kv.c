@@ -18,6 +18,7 @@
 #include "../layout/objects.h"
 #include "../../sim/registry.h"
 #include "daemon.h"
+#include "../../sim/hash.h"
 
 typedef struct kv {
     rs_objects objs;
@@ -44,16 +45,6 @@ static const rs_param params[] = {
     { .key = NULL },
 };
 
-static inline uint64_t mix(uint64_t x)
-{
-    /* splitmix64 finaliser */
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 #define SLOT_ID(s) ((uint32_t)(s) - 1)
 #define SLOT_TAG(h) ((h) >> 32)
 
@@ -71,7 +62,7 @@ static inline uint64_t probe_h(const kv *k, uint64_t key, uint64_t h)
 
 static inline uint64_t probe(const kv *k, uint64_t key)
 {
-    return probe_h(k, key, mix(key));
+    return probe_h(k, key, rs_hash64(key));
 }
 
 static int rehash(kv *k, uint64_t nslots, rs_err *err)
@@ -86,7 +77,7 @@ static int rehash(kv *k, uint64_t nslots, rs_err *err)
     k->mask = nslots - 1;
     for (uint64_t i = 0; i < oldn; i++) {
         if (old[i]) {
-            uint64_t j = (mix(k->objs.obj[SLOT_ID(old[i])].key)) & k->mask;
+            uint64_t j = (rs_hash64(k->objs.obj[SLOT_ID(old[i])].key)) & k->mask;
             while (k->slots[j])
                 j = (j + 1) & k->mask;
             k->slots[j] = old[i];
@@ -105,7 +96,7 @@ static void slot_delete(kv *k, uint64_t i)
         uint64_t s = k->slots[j];
         if (!s)
             break;
-        uint64_t home = mix(k->objs.obj[SLOT_ID(s)].key) & k->mask;
+        uint64_t home = rs_hash64(k->objs.obj[SLOT_ID(s)].key) & k->mask;
         /* move s to i if its home is not cyclically in (i, j] */
         if (((j - home) & k->mask) >= ((j - i) & k->mask)) {
             k->slots[i] = s;
@@ -150,7 +141,7 @@ static void trim_prefetch(const kv *k, rs_oid id, int stage)
             k->cache.ops->prefetch(k->cache.state, id, 0);
         rs_objects_prefetch(&k->objs, id, 0);
     } else if (stage == 1) {
-        __builtin_prefetch(&k->slots[mix(k->objs.obj[id].key) & k->mask]);
+        __builtin_prefetch(&k->slots[rs_hash64(k->objs.obj[id].key) & k->mask]);
         rs_objects_prefetch(&k->objs, id, 1);
     } else {
         rs_objects_prefetch(&k->objs, id, 2);
@@ -238,7 +229,7 @@ static int kv_op(void *state, const rs_rec *rec, rs_err *err)
 
 static int apply(kv *k, const rs_rec *rec, rs_err *err)
 {
-    uint64_t h = mix(rec->key);
+    uint64_t h = rs_hash64(rec->key);
     uint64_t slot = probe_h(k, rec->key, h);
     uint64_t s = k->slots[slot];
     rs_oid id = SLOT_ID(s);
@@ -284,7 +275,7 @@ static int apply(kv *k, const rs_rec *rec, rs_err *err)
 static void kv_prefetch(void *state, const rs_rec *rec, int stage)
 {
     const kv *k = state;
-    uint64_t h = mix(rec->key);
+    uint64_t h = rs_hash64(rec->key);
     if (stage == 0) {
         __builtin_prefetch(&k->slots[h & k->mask]);
         return;

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "../../sim/hash.h"
 
 static const rs_param kv_params[] = {
     { .key = "seed", .type = RS_PT_INT, .def = "1",
@@ -155,16 +156,6 @@ static uint64_t zipf_sample(const zipf *z, gsl_rng *rng)
     }
 }
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-}
-
 /* A fixed bijection of [0, n): an alternating Feistel network over the
  * b = bits(n - 1) low bits, split into lo (b/2 bits) and hi (the rest);
  * rounds alternately do hi ^= F(lo) and lo ^= F(hi), each invertible, so
@@ -236,7 +227,7 @@ typedef struct kv_gen {
 
 static uint64_t key_size(const kv_gen *g, uint64_t key)
 {
-    uint64_t h = mix64(mix64(key ^ g->size_salt) + 0x9e3779b97f4a7c15ull);
+    uint64_t h = rs_hash64(rs_hash64(key ^ g->size_salt) + 0x9e3779b97f4a7c15ull);
     double u = ((double)(h >> 11) + 0.5) * 0x1p-53; /* in (0, 1) */
     double v;
 
@@ -351,8 +342,8 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
     g->p_get = w_get / sum;
     g->p_set = (w_get + w_set) / sum;
     g->threads = (uint64_t)threads;
-    g->size_salt = mix64((uint64_t)seed ^ 0x5bd1e9955bd1e995ull);
-    g->rng_seed = (unsigned long)(mix64((uint64_t)seed) >> 32);
+    g->size_salt = rs_hash64((uint64_t)seed ^ 0x5bd1e9955bd1e995ull);
+    g->rng_seed = (unsigned long)(rs_hash64((uint64_t)seed) >> 32);
     if (g->alpha > 0)
         zipf_init(&g->z, g->alpha, g->keys);
     perm_init(&g->pm, g->keys);

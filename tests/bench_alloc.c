@@ -1,9 +1,9 @@
 /*
- * bench_alloc_tcmalloc.c — throughput and footprint of the tcmalloc model
- * (not a ctest: built by tests/tcmalloc.cmake, run by hand).
+ * bench_alloc.c — throughput and footprint of an allocator model, by name
+ * from the registry (not a ctest: built by tests/bench.cmake, run by hand).
  *
- *   bench_alloc_tcmalloc [pairs [live [threads [random|oldest|both]]]]
- *   bench_alloc_tcmalloc footprint [count [size]]
+ *   bench_alloc MODEL [pairs [live [threads [random|oldest|both]]]]
+ *   bench_alloc MODEL footprint [count [size]]
  *
  * churn: `live` allocations are made, then `pairs` times one live allocation
  * is freed and a new one of a random size allocated (60 % 16..256 B, 30 %
@@ -13,8 +13,8 @@
  * an LRU cache does).  The same loop without the model is timed too, so the
  * model's own cost can be read off.
  * footprint: `count` (10 M) live allocations of `size` (64) bytes; the model's
- * host bytes per allocation (rs_tc_footprint_bytes, array capacities
- * included) and the process's peak RSS growth.
+ * host bytes per allocation (its *_footprint_bytes, array capacities
+ * included, where the model has one) and the process's peak RSS growth.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +23,26 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "models/alloc/glibc.h"
+#include "models/alloc/jemalloc.h"
 #include "models/alloc/tcmalloc.h"
+#include "sim/registry.h"
+
+static const rs_alloc_ops *ops;
+
+/* The model's own count of its host memory, or 0 when it has none. */
+static uint64_t footprint_bytes(const void *st)
+{
+    static const struct { const char *name; uint64_t (*fn)(const void *); } fns[] = {
+        { "glibc", rs_gl_footprint_bytes },
+        { "jemalloc", rs_je_footprint_bytes },
+        { "tcmalloc", rs_tc_footprint_bytes },
+    };
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+        if (!strcmp(fns[i].name, ops->name))
+            return fns[i].fn(st);
+    return 0;
+}
 
 static uint64_t rng = 88172645463325252ull;
 
@@ -67,7 +86,6 @@ static long maxrss_kb(void)
  * free a random live allocation (fifo = 0) or the oldest one (fifo = 1). */
 static int churn(uint64_t pairs, uint64_t live, uint32_t threads, int fifo)
 {
-    const rs_alloc_ops *ops = &rs_alloc_tcmalloc;
     rs_err err = {0};
     void *st = NULL;
     if (ops->create(NULL, &st, &err)) {
@@ -111,9 +129,9 @@ static int churn(uint64_t pairs, uint64_t live, uint32_t threads, int fifo)
     double t_model = now_s() - t0;
     rs_alloc_stats s;
     ops->stats(st, &s);
-    printf("%s frees, %u threads, %llu pairs over %llu live: %.2f CPU s = %.1f M pairs/s "
+    printf("%s: %s frees, %u threads, %llu pairs over %llu live: %.2f CPU s = %.1f M pairs/s "
            "(harness alone %.2f s; model only %.1f M pairs/s)\n",
-           fifo ? "oldest-first" : "random", threads, (unsigned long long)pairs,
+           ops->name, fifo ? "oldest-first" : "random", threads, (unsigned long long)pairs,
            (unsigned long long)live, t_model, (double)pairs / t_model / 1e6, t_harness,
            (double)pairs / (t_model - t_harness) / 1e6);
     printf("  requested %.1f MB allocated %.1f active %.1f resident %.1f mapped %.1f dirty %.1f "
@@ -121,7 +139,7 @@ static int churn(uint64_t pairs, uint64_t live, uint32_t threads, int fifo)
            "model state %.1f MB (sink %llu)\n",
            s.requested_bytes / 1e6, s.allocated_bytes / 1e6, s.active_bytes / 1e6,
            s.resident_bytes / 1e6, s.mapped_bytes / 1e6, s.dirty_bytes / 1e6, s.cached_bytes / 1e6,
-           rs_tc_footprint_bytes(st) / 1e6, (unsigned long long)(sink & 1));
+           footprint_bytes(st) / 1e6, (unsigned long long)(sink & 1));
     ops->destroy(st);
     free(v);
     return 0;
@@ -130,7 +148,6 @@ static int churn(uint64_t pairs, uint64_t live, uint32_t threads, int fifo)
 /* n live allocations of size_bytes: host bytes per simulated allocation. */
 static int footprint(uint64_t n, uint64_t size_bytes)
 {
-    const rs_alloc_ops *ops = &rs_alloc_tcmalloc;
     rs_err err = {0};
     void *st = NULL;
     long rss0 = maxrss_kb();
@@ -143,11 +160,11 @@ static int footprint(uint64_t n, uint64_t size_bytes)
     for (uint64_t i = 0; i < n; i++)
         failed += ops->alloc(st, size_bytes, 0, 0) == 0;
     double t_fill = now_s() - t0;
-    uint64_t fp = rs_tc_footprint_bytes(st);
+    uint64_t fp = footprint_bytes(st);
     long rss1 = maxrss_kb();
-    printf("footprint: %llu live %llu-byte allocations (%llu failed) in %.2f CPU s: model state "
+    printf("%s footprint: %llu live %llu-byte allocations (%llu failed) in %.2f CPU s: model state "
            "%llu bytes = %.3f bytes/allocation; peak RSS grew %ld KiB = %.3f bytes/allocation\n",
-           (unsigned long long)n, (unsigned long long)size_bytes, (unsigned long long)failed,
+           ops->name, (unsigned long long)n, (unsigned long long)size_bytes, (unsigned long long)failed,
            t_fill, (unsigned long long)fp, (double)fp / (double)n, rss1 - rss0,
            (double)(rss1 - rss0) * 1024.0 / (double)n);
     ops->destroy(st);
@@ -156,6 +173,14 @@ static int footprint(uint64_t n, uint64_t size_bytes)
 
 int main(int argc, char **argv)
 {
+    rs_err err;
+    if (argc < 2 || rs_registry_get(&rs_reg_alloc, argv[1], (const void **)&ops, &err)) {
+        fprintf(stderr, "usage: bench_alloc MODEL [pairs [live [threads [random|oldest|both]]]]"
+                        " | MODEL footprint [count [size]]%s%s\n", argc < 2 ? "" : "\n", argc < 2 ? "" : err.msg);
+        return 2;
+    }
+    argc--;
+    argv++;
     if (argc > 1 && strcmp(argv[1], "footprint") == 0)
         return argc > 2 ? footprint(strtoull(argv[2], NULL, 10), argc > 3 ? strtoull(argv[3], NULL, 10) : 64)
                         : footprint(10000000, 64);
@@ -164,8 +189,8 @@ int main(int argc, char **argv)
     uint32_t threads = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 1;
     const char *order = argc > 4 ? argv[4] : "both";
     if (pairs == 0 || live == 0) {
-        fprintf(stderr, "usage: bench_alloc_tcmalloc [pairs [live [threads [random|oldest|both]]]]"
-                        " | footprint [count [size]]\n");
+        fprintf(stderr, "usage: bench_alloc MODEL [pairs [live [threads [random|oldest|both]]]]"
+                        " | MODEL footprint [count [size]]\n");
         return 2;
     }
     int rc = 0;

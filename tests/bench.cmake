@@ -1,0 +1,5 @@
+# bench.cmake — bench_alloc: throughput and footprint of any allocator model
+# by name (`bench_alloc jemalloc`, `bench_alloc tcmalloc footprint`).  A
+# program, not a ctest: timings do not belong in pass/fail tests.
+add_executable(bench_alloc ${CMAKE_SOURCE_DIR}/tests/bench_alloc.c)
+target_link_libraries(bench_alloc PRIVATE rssim)
