@@ -1072,7 +1072,8 @@ static uint64_t metadata_bytes(const tc_state *st)
 {
     return PAGEMAP_ROOT_BYTES + CENTRAL_STATIC_BYTES + (uint64_t)st->leaves * PAGEMAP_LEAF_BYTES +
            chunks_of((uint64_t)(st->spans_inuse_hw + 2) * SPAN_STRUCT_BYTES) * META_CHUNK_BYTES +
-           chunks_of((uint64_t)st->nthreads * THREAD_CACHE_STRUCT_BYTES) * META_CHUNK_BYTES;
+           chunks_of((uint64_t)(st->nthreads ? st->nthreads : 1) * THREAD_CACHE_STRUCT_BYTES) *
+               META_CHUNK_BYTES;
 }
 
 void rs_tc_stats_get(const void *state, rs_tc_stats *r)
@@ -1199,6 +1200,17 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
     st->release_rate = rate;
     st->release_index = MAX_PAGES;
     st->thread_heaps = st->next_memory_steal = NIL;
+    /* Start-up metadata: the library's static constructor (tcmalloc.cc
+     * TCMallocGuard) runs tc_free(tc_malloc(1)) before and after
+     * ThreadCache::InitTSD, at load time, before any code of the program.
+     * That first GrowHeap makes the page-map leaf covering the heap
+     * (PageMap2::Ensure: 2 MiB, memset), the span allocator's first chunk
+     * and the loading thread's ThreadCache (its allocator's first chunk).
+     * So every tcmalloc process has them before its first own allocation:
+     * they are counted from here (metadata_bytes), and the workload's first
+     * growth adds none of them.  The one page that tc_malloc(1) took (class
+     * 1) is left out: it is not metadata and the heap starts empty here. */
+    st->leaves = 1;
 
     rs_tc_class classes[RS_TC_CLASS_MAX];
     unsigned n = rs_tc_classes(classes);

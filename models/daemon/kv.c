@@ -6,10 +6,10 @@
  * tracked and is kept near kv_cache_limit by the run's trim policy.
  *
  * Keys are found through an open-addressing table (linear probing,
- * backward-shift deletion, load <= 1/2) whose 8-byte slots hold the object id
+ * backward-shift deletion, load <= 3/4) whose 8-byte slots hold the object id
  * and 32 bits of the key's hash: a probe compares the tag in the slot and
  * reads the object table only to confirm a match, so a lookup costs about
- * one cache miss.  16 bytes per object.
+ * one cache miss.  11 to 21 bytes per object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -191,7 +191,7 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
     rs_oid id;
     int rc;
 
-    if ((k->nkeys + 1) * 2 > k->mask + 1) {
+    if ((k->nkeys + 1) * 4 > (k->mask + 1) * 3) { /* load <= 3/4 */
         if ((rc = rehash(k, 2 * (k->mask + 1), err)))
             return rc;
         slot = probe_h(k, rec->key, h);

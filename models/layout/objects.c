@@ -21,6 +21,7 @@ int rs_objects_init(rs_objects *o, const rs_config *cfg, rs_alloc *alloc, rs_err
         return rc;
     o->alloc = alloc;
     o->max_parts = o->layout.ops->max_parts;
+    o->free_head = FREE_SLOT;
     return 0;
 }
 
@@ -34,7 +35,6 @@ void rs_objects_release(rs_objects *o, uint64_t now_ns)
     o->layout.ops->destroy(o->layout.state);
     free(o->obj);
     free(o->addr);
-    free(o->free_ids);
     memset(o, 0, sizeof *o);
 }
 
@@ -51,10 +51,6 @@ static int grow(rs_objects *o, rs_err *err)
     if (!addr)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
     o->addr = addr;
-    uint32_t *fr = realloc(o->free_ids, (size_t)cap * sizeof *fr);
-    if (!fr)
-        return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
-    o->free_ids = fr;
     o->cap = cap;
     return 0;
 }
@@ -71,8 +67,9 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
                        (unsigned long long)bytes);
     if (aux == FREE_SLOT)
         aux = FREE_SLOT - 1;
-    if (o->n_free) {
-        id = o->free_ids[--o->n_free];
+    if (o->free_head != FREE_SLOT) {
+        id = o->free_head;
+        o->free_head = (uint32_t)o->obj[id].key;
     } else {
         if (o->n_used == o->cap && (rc = grow(o, err)))
             return rc;
@@ -85,8 +82,8 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
         if (!slot[i]) {
             while (i-- > 0)
                 o->alloc->ops->free(o->alloc->state, slot[i], parts[i].size_bytes, thread, now_ns);
-            o->free_ids[o->n_free++] = id;
-            o->obj[id].aux = FREE_SLOT;
+            o->obj[id] = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
+            o->free_head = id;
             return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
                            o->alloc->ops->name);
         }
@@ -119,8 +116,8 @@ uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_
             o->untracked_bytes -= parts[i].size_bytes;
     }
     o->accounted_bytes -= accounted;
-    ob->aux = FREE_SLOT;
-    o->free_ids[o->n_free++] = id;
+    *ob = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
+    o->free_head = id;
     o->live_count--;
     return accounted;
 }

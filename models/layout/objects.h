@@ -7,9 +7,10 @@
  * a flat array (max_parts slots per object, 8 bytes each).  Tracked parts add
  * to accounted_bytes, untracked ones to untracked_bytes.
  *
- * Objects are dense rs_oid indices; freed indices are reused (LIFO), so the
- * arrays stay as large as the peak number of live objects.  Per object the
- * table costs 16 bytes plus 8 per part slot, plus 4 for the free stack.
+ * Objects are dense rs_oid indices; freed indices are reused (LIFO, the free
+ * list threaded through the free records' key field), so the arrays stay as
+ * large as the peak number of live objects.  Per object the table costs 16
+ * bytes plus 8 per part slot.
  */
 #ifndef RS_OBJECTS_H
 #define RS_OBJECTS_H
@@ -32,9 +33,8 @@ typedef struct rs_objects {
     unsigned max_parts;
     rs_obj *obj;      /* [cap] */
     rs_addr *addr;    /* [cap * max_parts] */
-    uint32_t *free_ids; /* stack of reusable ids */
+    uint32_t free_head; /* first reusable id (its key holds the next), or UINT32_MAX */
     uint32_t n_used;  /* ids handed out so far (high-water mark) */
-    uint32_t n_free;
     uint32_t cap;
     uint64_t live_count;
     uint64_t accounted_bytes; /* tracked parts of live objects */
