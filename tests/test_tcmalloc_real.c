@@ -9,7 +9,9 @@
  * pages per span of every class, observed as the step by which the page
  * heap's in-use bytes (generic.heap_size - pageheap_free - pageheap_unmapped)
  * grow when a class needs a new span; the thread cache's LIFO reuse; the
- * default tcmalloc.max_total_thread_cache_bytes.  The library's metadata at
+ * default tcmalloc.max_total_thread_cache_bytes; the start-up metadata (the
+ * page-map leaf exists before the first allocation, model and library).
+ * The library's metadata at
  * this point is printed next to the model's estimate.  Allocations use
  * tc_malloc/tc_free so that the test also works when a sanitizer interposes
  * malloc.
@@ -133,6 +135,53 @@ static void test_thread_cache_lifo(void)
     tc_free(s);
 }
 
+static size_t lib_metadata(void)
+{
+    return prop("generic.total_physical_bytes") - prop("generic.heap_size") +
+           prop("tcmalloc.pageheap_unmapped_bytes");
+}
+
+/* Start-up state (tcmalloc.cc TCMallocGuard runs tc_free(tc_malloc(1)) at
+ * load): before this program's first allocation the library has a heap and
+ * the 2 MiB page-map leaf covering it; growing the heap by 4 MiB of 1 KiB
+ * objects then adds far less than a leaf of metadata.  The model starts
+ * with the leaf too (its metadata does not grow by 2 MiB on the first
+ * malloc).  start_heap and start_meta are read first thing in main. */
+static size_t start_heap, start_meta;
+
+static void test_startup_metadata(void)
+{
+    CHECK(start_heap >= 128 * 8192);
+    CHECK(start_meta >= 2u << 20);
+    size_t heap0 = prop("generic.heap_size"), meta0 = lib_metadata();
+    enum { N = 4096 };
+    static void *held[N];
+    void *st = NULL;
+    rs_err err = {0};
+    CHECK(rs_alloc_tcmalloc.create(NULL, &st, &err) == 0);
+    rs_alloc_stats m0, m1;
+    rs_alloc_tcmalloc.stats(st, &m0);
+    rs_addr *a = calloc(N, sizeof *a);
+    CHECK(a != NULL);
+    for (unsigned i = 0; i < N; i++) {
+        held[i] = tc_malloc(1024);
+        a[i] = rs_alloc_tcmalloc.alloc(st, 1024, 0, 0);
+    }
+    rs_alloc_tcmalloc.stats(st, &m1);
+    size_t lib_growth = lib_metadata() - meta0;
+    printf("metadata growth over 4 MiB of 1 KiB objects: library %zu B, model %llu B\n", lib_growth,
+           (unsigned long long)(m1.metadata_bytes - m0.metadata_bytes));
+    CHECK(prop("generic.heap_size") > heap0);
+    CHECK(lib_growth < (1u << 20));
+    CHECK(m1.metadata_bytes - m0.metadata_bytes < (1u << 20));
+    for (unsigned i = 0; i < N; i++) {
+        tc_free(held[i]);
+        rs_alloc_tcmalloc.free(st, a[i], 1024, 0, 0);
+    }
+    free(a);
+    rs_alloc_tcmalloc.destroy(st);
+}
+
 static void test_defaults(void)
 {
     if (!getenv("TCMALLOC_MAX_TOTAL_THREAD_CACHE_BYTES"))
@@ -154,11 +203,14 @@ static void test_defaults(void)
 
 int main(void)
 {
+    start_heap = prop("generic.heap_size");
+    start_meta = lib_metadata();
     test_classes();
     test_usable();
     test_thread_cache_lifo();
     test_pages_per_span();
     test_defaults();
+    test_startup_metadata();
     return check_done();
 }
 #endif

@@ -1179,24 +1179,15 @@ static rs_addr large_alloc(je_state *st, unsigned ai, uint64_t usize)
     je_ext *x = &st->exts[id];
     x->kind = EXT_LARGE;
     set_bounds(st, id);
+    if (x->nresident < npages) {
+        for (uint32_t p = x->page; p < x->page + npages; p++)
+            st->pages[p].resident = 1;
+        st->resident_pages += npages - x->nresident;
+        x->nresident = npages;
+    }
     /* jemalloc starts the region at a random cache line of the first page;
      * the model puts it at the extent start (all pages are resident anyway) */
     return BASE_ADDR + ((uint64_t)x->page << LG_PAGE);
-}
-
-/* EXPERIMENT */
-static void touch_large(je_state *st, rs_addr addr, uint64_t size_bytes)
-{
-    uint32_t p0 = (uint32_t)((addr - BASE_ADDR) >> LG_PAGE);
-    uint32_t id = st->pages[p0].owner;
-    je_ext *x = &st->exts[id];
-    uint32_t n = (uint32_t)((size_bytes + PAGE_BYTES - 1) >> LG_PAGE);
-    for (uint32_t p = p0; p < p0 + n; p++)
-        if (!st->pages[p].resident) {
-            st->pages[p].resident = 1;
-            st->resident_pages++;
-            x->nresident++;
-        }
 }
 
 /* The large extent starting at addr. */
@@ -1546,10 +1537,8 @@ static rs_addr je_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
 got:
     if (ind < NBINS)
         touch_small(st, addr, (uint32_t)usize);
-    else {
+    else
         st->active_pages += (usize + RS_JE_LARGE_PAD_BYTES) >> LG_PAGE;
-        touch_large(st, addr, size_bytes);
-    }
     st->allocated_bytes += usize;
     st->requested_bytes += size_bytes;
     st->live_count++;
