@@ -13,8 +13,7 @@ void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r)
 
     s->daemon->stats(s->daemon_state, &d);
     s->alloc->ops->stats(s->alloc->state, &a);
-    assert(a.requested_bytes <= a.allocated_bytes && a.allocated_bytes <= a.active_bytes &&
-           a.active_bytes <= a.resident_bytes && a.resident_bytes <= a.mapped_bytes);
+    assert(rs_alloc_stats_ordered(&a));
     *r = (rs_sample){
         .t_ns = now_ns,
         .accounted_bytes = d.accounted_bytes,

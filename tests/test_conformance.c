@@ -2,8 +2,9 @@
  * test_conformance.c — every entry of every registry, checked by the rules
  * of its kind.  A new plug-in is covered the moment it is registered.
  *   all:        unique name, a doc line, parameter defaults that parse;
- *   allocator:  usable >= requested; requested <= allocated <= active <=
- *               resident <= mapped after every operation; requested and
+ *   allocator:  usable >= requested; requested <= allocated and
+ *               requested <= active <= resident <= mapped (alloc.h) after
+ *               every operation; requested and
  *               live_count equal the recomputed sums; all freed => active 0;
  *   cache:      victims are never pinned; NONE only when all left are pinned;
  *               count() is right after every call;
@@ -71,8 +72,7 @@ static void check_common(void)
 
 static int ordered(const rs_alloc_stats *s)
 {
-    return s->requested_bytes <= s->allocated_bytes && s->allocated_bytes <= s->active_bytes &&
-           s->active_bytes <= s->resident_bytes && s->resident_bytes <= s->mapped_bytes;
+    return rs_alloc_stats_ordered(s);
 }
 
 static void check_allocator(const rs_alloc_ops *ops)
