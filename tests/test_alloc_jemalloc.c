@@ -62,12 +62,20 @@ static rs_alloc_stats stats_of(void *st)
     return s;
 }
 
+/* alloc.h's ordering (requested <= allocated, requested <= active <=
+ * resident <= mapped), plus metadata and dirty pages being resident. */
 static int ordered(const rs_alloc_stats *s)
 {
-    return s->requested_bytes <= s->allocated_bytes && s->allocated_bytes <= s->active_bytes &&
-           s->active_bytes <= s->resident_bytes && s->resident_bytes <= s->mapped_bytes &&
-           s->metadata_bytes <= s->resident_bytes && s->dirty_bytes <= s->resident_bytes;
+    return rs_alloc_stats_ordered(s) && s->metadata_bytes <= s->resident_bytes &&
+           s->dirty_bytes <= s->resident_bytes;
 }
+
+/* A large region starts at a cache line of its extent's first page
+ * (cache-oblivious offset): the extent start, and the pages the
+ * application's n requested bytes at a cover (what the model makes active
+ * and resident). */
+static rs_addr page_of(rs_addr a) { return a & ~(rs_addr)4095; }
+static uint64_t touched_bytes(rs_addr a, uint64_t n) { return ((a & 4095) + n + 4095) / 4096 * 4096; }
 
 static int audit_ok(void *st)
 {
@@ -339,28 +347,38 @@ static void test_large_and_first_fit(void)
     rs_alloc_stats s0 = stats_of(st);
     rs_addr l1 = A(st, 16384), l2 = A(st, 16384), l3 = A(st, 16384), guard = A(st, 40000);
     rs_alloc_stats s1 = stats_of(st);
-    /* cache-oblivious pad: each 16 KiB allocation takes 5 pages */
-    CHECK_EQ_U64(l2 - l1, 20480);
-    CHECK_EQ_U64(l3 - l2, 20480);
+    /* cache-oblivious pad: each 16 KiB allocation takes 5 pages, and starts
+     * at a cache line of its first page */
+    CHECK_EQ_U64(page_of(l2) - page_of(l1), 20480);
+    CHECK_EQ_U64(page_of(l3) - page_of(l2), 20480);
+    CHECK_EQ_U64(page_of(guard) - page_of(l3), 20480);
+    CHECK((l1 & 63) == 0 && (l2 & 63) == 0 && (l3 & 63) == 0 && (guard & 63) == 0);
+    CHECK((l1 & 4095) != (l2 & 4095) || (l2 & 4095) != (l3 & 4095) || (l3 & 4095) != (guard & 4095));
     CHECK_EQ_U64(s1.allocated_bytes, 3 * 16384 + 40960);
-    CHECK_EQ_U64(s1.active_bytes - s0.active_bytes, 3 * 20480 + 45056);
+    /* active: the pages the requested bytes cover (4 or 5 for 16 KiB, 10 or
+     * 11 for 40000 B), not the tail and pad */
+    CHECK_EQ_U64(s1.active_bytes - s0.active_bytes, touched_bytes(l1, 16384) + touched_bytes(l2, 16384) +
+                                                        touched_bytes(l3, 16384) + touched_bytes(guard, 40000));
+    CHECK_EQ_U64((s1.resident_bytes - s1.metadata_bytes) - (s0.resident_bytes - s0.metadata_bytes),
+                 s1.active_bytes - s0.active_bytes);
     CHECK(ordered(&s1));
     F(st, l3, 16384);
     F(st, l1, 16384);
     rs_alloc_stats s2 = stats_of(st);
-    CHECK_EQ_U64(s2.dirty_bytes, 2 * 20480);
+    /* dirty: the freed extents' resident (touched) pages */
+    CHECK_EQ_U64(s2.dirty_bytes, touched_bytes(l1, 16384) + touched_bytes(l3, 16384));
     /* first fit: the lowest free extent that fits */
-    CHECK_EQ_U64(A(st, 16000), l1);
+    CHECK_EQ_U64(page_of(A(st, 16000)), page_of(l1));
     /* a 1-page slab is carved from the lowest dirty extent (l3 now) */
     rs_addr small = A(st, 4096);
-    CHECK_EQ_U64(small, l3);
+    CHECK_EQ_U64(small, page_of(l3));
     CHECK(audit_ok(st));
 
     /* dirty extents of < 16 KiB do not coalesce until purged: two adjacent
      * freed 1-page slabs cannot serve an 8 KiB (2-page) slab */
     rs_addr p1 = A(st, 4096), p2 = A(st, 4096);
-    CHECK_EQ_U64(p1, l3 + 4096);
-    CHECK_EQ_U64(p2, l3 + 8192);
+    CHECK_EQ_U64(p1, page_of(l3) + 4096);
+    CHECK_EQ_U64(p2, page_of(l3) + 8192);
     rs_addr pin = A(st, 4096); /* keeps the rest of the l3 extent busy */
     F(st, small, 4096);
     F(st, p1, 4096);
@@ -697,15 +715,21 @@ static double smootherstep(double x)
 enum { DK = 2000 };
 static rs_addr dk_addr[DK];
 
-/* DK 40 KiB allocations (11 pages with the pad, not cached), every other
- * one freed at t = 0: DK/2 separate dirty extents.  Returns their pages. */
+/* DK 40 KiB allocations (11-page extents with the pad, not cached), every
+ * other one freed at t = 0: DK/2 separate dirty extents.  Returns their
+ * resident bytes: the pages each region's 40960 requested bytes covered
+ * (11, or 10 for a region at offset 0). */
 static uint64_t dirty_fixture(void *st)
 {
+    uint64_t d = 0;
     for (int i = 0; i < DK; i++)
         dk_addr[i] = AT(st, 40960, 0, 0);
-    for (int i = 0; i < DK; i += 2)
+    for (int i = 0; i < DK; i += 2) {
+        d += touched_bytes(dk_addr[i], 40960);
         FT(st, dk_addr[i], 40960, 0, 0);
-    return (uint64_t)DK / 2 * 11 * 4096;
+    }
+    CHECK(d >= (uint64_t)DK / 2 * 10 * 4096 && d <= (uint64_t)DK / 2 * 11 * 4096);
+    return d;
 }
 
 static void test_decay_curve(void)
@@ -726,10 +750,11 @@ static void test_decay_curve(void)
             printf("decay with background thread: t=%llu ms dirty %.3f of freed (smootherstep %.3f)\n",
                    (unsigned long long)ms, got, want);
     }
-    /* whole 11-page extents: 1/1000 of the pages per extent */
+    /* whole 10- or 11-page extents: about 1/1000 of the pages per extent */
     CHECK_MSG(worst < 0.003, "worst deviation from the smootherstep curve %.4f", worst);
     CHECK_EQ_U64(stats_of(st).dirty_bytes, 0);
-    CHECK(counters(st).npurged_pages == d / 4096);
+    /* decay counts whole extents' pages (jemalloc's npages), touched or not */
+    CHECK_EQ_U64(counters(st).npurged_pages, (uint64_t)DK / 2 * 11);
     CHECK(audit_ok(st));
     rs_alloc_jemalloc.destroy(st);
 }
@@ -892,6 +917,63 @@ static void test_new_params(void)
     rs_alloc_jemalloc.destroy(st);
 }
 
+/* The application writes the bytes it requested, not the size class: a
+ * 64 MiB + 8 B request gets the 80 MiB class (an 80 MiB + 4 KiB extent with
+ * the pad page), starts at a cache line c < 4096 of the first page, and its
+ * bytes [c, c + 64 MiB + 8) cover 16384 + ceil((c + 8) / 4096) = 16385 pages
+ * for every c <= 4088.  The model that made the whole extent resident gave
+ * 20481 pages. */
+static void test_large_touches_requested(void)
+{
+    void *st = make("never");
+    rs_alloc_stats s0 = stats_of(st);
+    uint64_t n = (64ull << 20) + 8;
+    rs_addr a = A(st, n);
+    CHECK(a != 0 && (a & 63) == 0);
+    rs_alloc_stats s1 = stats_of(st);
+    CHECK_EQ_U64(s1.allocated_bytes - s0.allocated_bytes, 80ull << 20);
+    CHECK_EQ_U64(s1.active_bytes - s0.active_bytes, 16385ull * 4096);
+    CHECK_EQ_U64((s1.resident_bytes - s1.metadata_bytes) - (s0.resident_bytes - s0.metadata_bytes),
+                 16385ull * 4096);
+    CHECK((s1.mapped_bytes - s1.metadata_bytes) - (s0.mapped_bytes - s0.metadata_bytes) >= 20481ull * 4096);
+    CHECK(s1.allocated_bytes > s1.active_bytes && ordered(&s1));
+    CHECK(audit_ok(st));
+    F(st, a, n);
+    rs_alloc_stats s2 = stats_of(st);
+    CHECK_EQ_U64(s2.active_bytes, s0.active_bytes);
+    CHECK_EQ_U64(s2.dirty_bytes, 16385ull * 4096);
+    /* the same extent again, now for the whole class: the rest of its pages
+     * (up to the pad page) are written */
+    rs_addr b = A(st, 80ull << 20);
+    CHECK_EQ_U64(page_of(b), page_of(a));
+    rs_alloc_stats s3 = stats_of(st);
+    CHECK_EQ_U64(s3.active_bytes - s0.active_bytes, touched_bytes(b, 80ull << 20));
+    CHECK_EQ_U64((s3.resident_bytes - s3.metadata_bytes) - (s0.resident_bytes - s0.metadata_bytes),
+                 touched_bytes(b, 80ull << 20));
+    CHECK(audit_ok(st));
+    F(st, b, 80ull << 20);
+    rs_alloc_jemalloc.destroy(st);
+
+    /* a large region handed out again from the tcache: active follows the
+     * new request, resident grows by the pages it covers beyond the old one */
+    st = make_kv(NULL);
+    rs_addr c = A(st, 20000); /* 20 KiB class, 6-page extent */
+    rs_alloc_stats t1 = stats_of(st);
+    F(st, c, 20000);
+    rs_alloc_stats t2 = stats_of(st);
+    CHECK_EQ_U64(t1.active_bytes - t2.active_bytes, touched_bytes(c, 20000));
+    CHECK_EQ_U64(t2.resident_bytes, t1.resident_bytes);
+    rs_addr d = A(st, 20480);
+    CHECK_EQ_U64(d, c);
+    rs_alloc_stats t3 = stats_of(st);
+    CHECK_EQ_U64(t3.active_bytes - t2.active_bytes, touched_bytes(c, 20480));
+    CHECK_EQ_U64(t3.resident_bytes - t2.resident_bytes, touched_bytes(c, 20480) - touched_bytes(c, 20000));
+    CHECK(ordered(&t3));
+    CHECK(audit_ok(st));
+    F(st, d, 20480);
+    rs_alloc_jemalloc.destroy(st);
+}
+
 int main(void)
 {
     test_size_classes();
@@ -901,6 +983,7 @@ int main(void)
     test_slab_return("immediate");
     test_release();
     test_large_and_first_fit();
+    test_large_touches_requested();
     test_random_ops("never", 1000000);
     test_random_ops("immediate", 1000000);
     test_params();

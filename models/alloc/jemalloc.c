@@ -104,6 +104,11 @@ enum {
 };
 
 #define PAGE_BYTES ((uint64_t)1 << LG_PAGE)
+#define LG_CACHELINE 6 /* CACHELINE 64 (x86_64) */
+/* The cache-oblivious prng's initial state.  jemalloc seeds each thread's
+ * prng_state from its tsd address; the model uses one fixed state for all
+ * threads, so a run is deterministic. */
+#define PRNG_SEED UINT64_C(0x5253534d4a454d41) /* "RSSMJEMA" */
 #define LARGE_MINCLASS ((uint64_t)1 << (LG_PAGE + LG_NGROUP)) /* SC_LARGE_MINCLASS */
 #define LARGE_MAXCLASS (((uint64_t)1 << LG_BASE_MAX) + \
                         ((uint64_t)(NGROUP - 1) << (LG_BASE_MAX - LG_NGROUP)))
@@ -319,11 +324,13 @@ typedef struct je_ext {
     uint32_t ph_child;  /* pairing heap (bin non-full slabs or eset bin): first child */
     uint32_t ph_next;   /* next sibling; next free record when EXT_UNUSED */
     uint32_t ph_prev;   /* previous sibling, or parent for a first child */
-    uint32_t block;     /* slab: its block in the word pool */
+    uint32_t block;     /* slab: its block in the word pool; large: pages the live
+                         * allocation touched (its active pages), 0 in a tcache */
     uint32_t lru_prev;  /* dirty: the arena's LRU list (eset lru), oldest at head */
     uint32_t lru_next;
     uint8_t kind;       /* enum ext_kind */
     uint8_t arena;      /* owning arena */
+    uint16_t offset;    /* large: the region's byte offset in the first page */
 } je_ext;
 
 /* A slab's block in the word pool: a header word, then the region bitmap
@@ -429,11 +436,12 @@ typedef struct je_state {
     uint64_t requested_bytes, allocated_bytes, live_count;
     uint64_t cached_bytes;           /* all tcaches */
     uint64_t resident_pages;         /* all resident pages */
-    uint64_t active_pages;           /* slab pages with live > 0 + pages of live (not cached) large */
+    uint64_t active_pages;           /* slab pages with live > 0 + touched pages of live (not cached) large */
     uint64_t live_ext_pages;         /* pages of slabs and large extents */
     uint64_t dirty_ext_pages;        /* pages of dirty free extents */
     uint64_t dirty_resident_pages;   /* resident pages of dirty free extents */
     uint64_t released_total_pages;   /* resident -> released transitions so far */
+    uint64_t prng;                   /* cache-oblivious offsets (tsd prng_state) */
     rs_je_counters ctr;              /* event counts (tests) */
 } je_state;
 
@@ -1168,7 +1176,13 @@ static __attribute__((noinline)) void bin_slab_empty(je_state *st, uint64_t *w, 
     pa_dalloc(st, s);
 }
 
-/* large_malloc: one extent of usize + the pad page, all of it resident. */
+/* large_malloc: one extent of usize + the pad page (sz_large_pad).  The
+ * region starts at a random cache line of the first page
+ * (arena_cache_oblivious_randomize: lg_range = LG_PAGE - lg(CACHELINE) = 6
+ * bits of the thread's 64-bit LCG prng, prng_lg_range_u64, times 64 bytes).
+ * Nothing is touched here: the application's writes make pages resident
+ * (touch_large), so the usable tail past the request and the pad page stay
+ * untouched unless the region's offset runs the request into them. */
 static rs_addr large_alloc(je_state *st, unsigned ai, uint64_t usize)
 {
     uint64_t npages64 = (usize + RS_JE_LARGE_PAD_BYTES) >> LG_PAGE;
@@ -1178,24 +1192,48 @@ static rs_addr large_alloc(je_state *st, unsigned ai, uint64_t usize)
     uint32_t id = pa_alloc(st, ai, npages);
     je_ext *x = &st->exts[id];
     x->kind = EXT_LARGE;
+    x->block = 0;
     set_bounds(st, id);
-    if (x->nresident < npages) {
-        for (uint32_t p = x->page; p < x->page + npages; p++)
-            st->pages[p].resident = 1;
-        st->resident_pages += npages - x->nresident;
-        x->nresident = npages;
-    }
-    /* jemalloc starts the region at a random cache line of the first page;
-     * the model puts it at the extent start (all pages are resident anyway) */
-    return BASE_ADDR + ((uint64_t)x->page << LG_PAGE);
+    /* prng.h's 64-bit LCG (Knuth's MMIX multiplier and increment); the top
+     * LG_PAGE - LG_CACHELINE bits pick the cache line. */
+    st->prng = st->prng * 6364136223846793005ull + 1442695040888963407ull;
+    x->offset = (uint16_t)((st->prng >> (64 - (LG_PAGE - LG_CACHELINE))) << LG_CACHELINE);
+    return BASE_ADDR + ((uint64_t)x->page << LG_PAGE) + x->offset;
+}
+
+/* Pages a large region at addr holding size_bytes requested bytes overlaps. */
+static inline uint32_t large_touched_pages(rs_addr addr, uint64_t size_bytes)
+{
+    return (uint32_t)((((addr - BASE_ADDR) & (PAGE_BYTES - 1)) + size_bytes - 1) >> LG_PAGE) + 1u;
 }
 
 /* The large extent starting at addr. */
 static uint32_t large_ext(const je_state *st, rs_addr addr)
 {
     uint32_t id = st->pages[(addr - BASE_ADDR) >> LG_PAGE].owner;
-    assert(st->exts[id].kind == EXT_LARGE && addr - BASE_ADDR == (uint64_t)st->exts[id].page << LG_PAGE);
+    assert(st->exts[id].kind == EXT_LARGE &&
+           addr - BASE_ADDR == ((uint64_t)st->exts[id].page << LG_PAGE) + st->exts[id].offset);
     return id;
+}
+
+/* The application got the large region at addr for size_bytes and writes
+ * them: the pages the request overlaps become resident and active (a cached
+ * region handed out again may cover more pages than last time). */
+static void touch_large(je_state *st, rs_addr addr, uint64_t size_bytes)
+{
+    uint32_t id = large_ext(st, addr);
+    je_ext *x = &st->exts[id];
+    uint32_t n = large_touched_pages(addr, size_bytes);
+    assert(x->block == 0 && n <= x->npages);
+    if (x->nresident < x->npages)
+        for (uint32_t p = x->page; p < x->page + n; p++)
+            if (!st->pages[p].resident) {
+                st->pages[p].resident = 1;
+                st->resident_pages++;
+                x->nresident++;
+            }
+    x->block = n;
+    st->active_pages += n;
 }
 
 /* The arena owning the region at addr. */
@@ -1340,13 +1378,18 @@ static uint64_t metadata_bytes(const je_state *st)
            (st->nhbins ? (uint64_t)TCACHE_METADATA_BYTES * st->nthreads : 0);
 }
 
-/* design.md §2 ordering, on the page counters (metadata adds to both
- * resident and mapped, so it cannot break it).  Objects in tcaches are not
- * allocated, and a page holding only such objects is resident, not active. */
+/* The stats ordering of alloc.h (rs_alloc_stats_ordered): requested <=
+ * allocated and requested <= active <= resident <= mapped, on the page
+ * counters (metadata adds to both resident and mapped, so it cannot break
+ * it).  Objects in tcaches are not allocated, and a page holding only such
+ * objects is resident, not active.  allocated <= active does not hold: a
+ * live large region's usable tail past the request is allocated but never
+ * written, so neither active nor resident (each live allocation's requested
+ * bytes lie in its active pages, hence requested <= active). */
 static int stats_ordered(const je_state *st)
 {
     return st->requested_bytes <= st->allocated_bytes &&
-           st->allocated_bytes <= st->active_pages * PAGE_BYTES &&
+           st->requested_bytes <= st->active_pages * PAGE_BYTES &&
            st->active_pages <= st->resident_pages &&
            st->resident_pages <= st->live_ext_pages + st->dirty_ext_pages;
 }
@@ -1428,6 +1471,7 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
         return rs_fail(err, RS_ENOMEM, "out of memory for allocator jemalloc");
     }
     st->purge = mode;
+    st->prng = PRNG_SEED;
     st->background_thread = param_bool(cfg, 2);
     st->narenas = (unsigned)narenas;
     st->arenas = arenas;
@@ -1538,7 +1582,7 @@ got:
     if (ind < NBINS)
         touch_small(st, addr, (uint32_t)usize);
     else
-        st->active_pages += (usize + RS_JE_LARGE_PAD_BYTES) >> LG_PAGE;
+        touch_large(st, addr, size_bytes);
     st->allocated_bytes += usize;
     st->requested_bytes += size_bytes;
     st->live_count++;
@@ -1564,9 +1608,11 @@ static void je_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
                HDR_BIN(st->words[st->pages[(addr - BASE_ADDR) >> LG_PAGE].owner]) == ind);
         untouch_small(st, addr, (uint32_t)usize);
     } else {
-        assert(((uint64_t)st->exts[large_ext(st, addr)].npages << LG_PAGE) ==
-               usize + RS_JE_LARGE_PAD_BYTES);
-        st->active_pages -= (usize + RS_JE_LARGE_PAD_BYTES) >> LG_PAGE;
+        je_ext *x = &st->exts[large_ext(st, addr)];
+        assert(((uint64_t)x->npages << LG_PAGE) == usize + RS_JE_LARGE_PAD_BYTES &&
+               x->block == large_touched_pages(addr, size_bytes));
+        st->active_pages -= x->block;
+        x->block = 0;
     }
     st->allocated_bytes -= usize;
     st->requested_bytes -= size_bytes;
@@ -1823,15 +1869,24 @@ int rs_je_audit(const void *state, rs_err *err)
             live_pages += x->npages;
             break;
         }
-        case EXT_LARGE:
-            if (nres != x->npages)
-                AUDIT_FAIL("large extent %u: %u of %u pages resident", id, nres, x->npages);
-            if (!is_cached(cached, ncached, BASE_ADDR + ((uint64_t)p << LG_PAGE))) {
-                active += x->npages;
+        case EXT_LARGE: {
+            rs_addr a = BASE_ADDR + ((uint64_t)p << LG_PAGE) + x->offset;
+            if (x->offset >= PAGE_BYTES || (x->offset & ((1u << LG_CACHELINE) - 1)))
+                AUDIT_FAIL("large extent %u: offset %u", id, x->offset);
+            if (is_cached(cached, ncached, a)) {
+                if (x->block != 0)
+                    AUDIT_FAIL("large extent %u: cached with %u active pages", id, x->block);
+            } else {
+                if (x->block == 0 || x->block > x->npages)
+                    AUDIT_FAIL("large extent %u: %u of %u pages active", id, x->block, x->npages);
+                if (count_resident(st, p, x->block) != x->block)
+                    AUDIT_FAIL("large extent %u: an active page is not resident", id);
+                active += x->block;
                 alloc += ((uint64_t)x->npages << LG_PAGE) - RS_JE_LARGE_PAD_BYTES;
             }
             live_pages += x->npages;
             break;
+        }
         case EXT_DIRTY:
             dirty_pages += x->npages;
             arena_dirty[x->arena] += x->npages;
