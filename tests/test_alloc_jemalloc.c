@@ -705,6 +705,53 @@ static void test_arenas(void)
     rs_alloc_jemalloc.destroy(st);
 }
 
+/* A thread whose first call is a free stays minimal (jemalloc 5.3's
+ * free_default uses tsd_fetch_min: no tcache, no arena binding): its frees
+ * of another thread's regions go straight to the owning arena's bin.  Its
+ * first allocation binds it (the next arena) and from then on its frees are
+ * cached.  The model before this rule cached them in the freeing thread. */
+static void test_free_only_thread(void)
+{
+    void *st = make_kv(NULL);
+    enum { N = 32 };
+    rs_addr a[N];
+    for (unsigned i = 0; i < N; i++)
+        a[i] = AT(st, 1024, 0, 0);
+    rs_alloc_stats s0 = stats_of(st);
+    for (unsigned i = 0; i < N / 2; i++)
+        FT(st, a[i], 1024, 1, 0);
+    rs_alloc_stats s1 = stats_of(st);
+    unsigned ar = 99, n = 99;
+    CHECK(rs_je_thread_info(st, 1, rs_je_size2index(1024), &ar, &n, NULL) == RS_ENOTFOUND);
+    CHECK_EQ_U64(s1.cached_bytes, s0.cached_bytes);            /* nothing cached */
+    CHECK_EQ_U64(s0.allocated_bytes - s1.allocated_bytes, N / 2 * 1024);
+    CHECK_EQ_U64(s1.metadata_bytes, s0.metadata_bytes);        /* no tcache, no arena */
+    /* slabs of 4 regions: the 4 slabs of the freed regions are no longer
+     * active (no cache holds their regions) */
+    CHECK_EQ_U64(s0.active_bytes - s1.active_bytes, N / 2 * 1024);
+    CHECK(audit_ok(st));
+    /* a thread that allocates now takes arena 1: thread 1 is not bound */
+    AT(st, 64, 2, 0);
+    CHECK(rs_je_thread_info(st, 2, 4, &ar, NULL, NULL) == 0);
+    CHECK_EQ_U64(ar, 1);
+    /* thread 1's first allocation binds it (arena 2) and fills its tcache
+     * (20 >> 1 = 10 regions, one handed out); its frees are then cached */
+    rs_addr q = AT(st, 1024, 1, 0);
+    CHECK(rs_je_thread_info(st, 1, rs_je_size2index(1024), &ar, &n, NULL) == 0);
+    CHECK_EQ_U64(ar, 2);
+    CHECK_EQ_U64(n, 9);
+    FT(st, a[N / 2], 1024, 1, 0);
+    CHECK(rs_je_thread_info(st, 1, rs_je_size2index(1024), NULL, &n, NULL) == 0);
+    CHECK_EQ_U64(n, 10);
+    FT(st, q, 1024, 1, 0);
+    for (unsigned i = N / 2 + 1; i < N; i++)
+        FT(st, a[i], 1024, 0, 0);
+    CHECK(audit_ok(st));
+    rs_alloc_stats s2 = stats_of(st);
+    CHECK(ordered(&s2));
+    rs_alloc_jemalloc.destroy(st);
+}
+
 /* ---- decay --------------------------------------------------------------- */
 
 static double smootherstep(double x)
@@ -993,6 +1040,7 @@ int main(void)
     test_fill_flush();
     test_gc();
     test_arenas();
+    test_free_only_thread();
     test_decay_curve();
     test_decay_needs_activity();
     test_random_threads("false", 1000000);

@@ -15,6 +15,8 @@
  * explicit tcache), opt.narenas, oversize_threshold and the decay defaults.  Allocations use mallocx/dallocx so that the
  * test also works when a sanitizer interposes malloc.
  */
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +35,7 @@ int main(void)
 }
 #else
 #include <jemalloc/jemalloc.h>
+#include <sys/types.h>
 
 static int ctl_size(const char *name, size_t *r_v)
 {
@@ -359,6 +362,102 @@ static void test_tcache(void)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* Cross-thread frees, two real pthreads against the model: A allocates
+ * XT_N 1 KiB regions and exits; B, which has never allocated, frees half of
+ * them (jemalloc's free path takes tsd_fetch_min: no tcache, no arena
+ * binding, so the regions go straight back to A's arena bin: tcache_bytes
+ * unchanged, stats.allocated down); then B allocates once (the full tsd:
+ * its tcache fills) and frees one more region, which B's tcache keeps.
+ * Only B acts between the readings, so their deltas are B's. */
+enum { XT_N = 32, XT_SIZE = 1024 };
+static void *xt_p[XT_N];
+static sem_t xt_freed, xt_go_alloc, xt_cached, xt_go_end;
+
+static void *xt_alloc_main(void *arg)
+{
+    (void)arg;
+    for (unsigned i = 0; i < XT_N; i++)
+        xt_p[i] = mallocx(XT_SIZE, 0);
+    return NULL;
+}
+
+static void *xt_free_main(void *arg)
+{
+    (void)arg;
+    for (unsigned i = 0; i < XT_N / 2; i++)
+        dallocx(xt_p[i], 0);
+    sem_post(&xt_freed);
+    sem_wait(&xt_go_alloc);
+    void *q = mallocx(XT_SIZE, 0);
+    dallocx(xt_p[XT_N / 2], 0);
+    sem_post(&xt_cached);
+    sem_wait(&xt_go_end);
+    dallocx(q, 0);
+    for (unsigned i = XT_N / 2 + 1; i < XT_N; i++)
+        dallocx(xt_p[i], 0);
+    return NULL;
+}
+
+static size_t stat_allocated(void)
+{
+    uint64_t epoch = 1;
+    size_t len = sizeof epoch, v = 0;
+    mallctl("epoch", &epoch, &len, &epoch, len);
+    ctl_size("stats.allocated", &v);
+    return v;
+}
+
+static void test_cross_thread_free(void)
+{
+    pthread_t a, b;
+    CHECK(sem_init(&xt_freed, 0, 0) == 0 && sem_init(&xt_go_alloc, 0, 0) == 0 &&
+          sem_init(&xt_cached, 0, 0) == 0 && sem_init(&xt_go_end, 0, 0) == 0);
+    CHECK(pthread_create(&a, NULL, xt_alloc_main, NULL) == 0);
+    CHECK(pthread_join(a, NULL) == 0);
+    size_t tb0 = tcache_bytes_all(), al0 = stat_allocated();
+    CHECK(pthread_create(&b, NULL, xt_free_main, NULL) == 0);
+    sem_wait(&xt_freed);
+    size_t tb1 = tcache_bytes_all(), al1 = stat_allocated();
+    sem_post(&xt_go_alloc);
+    sem_wait(&xt_cached);
+    size_t tb2 = tcache_bytes_all();
+    sem_post(&xt_go_end);
+    CHECK(pthread_join(b, NULL) == 0);
+
+    void *st = NULL;
+    rs_err err = {0};
+    CHECK(rs_alloc_jemalloc.create(NULL, &st, &err) == 0);
+    if (!st)
+        return;
+    rs_addr m[XT_N];
+    rs_alloc_stats s0, s1, s2;
+    for (unsigned i = 0; i < XT_N; i++)
+        m[i] = rs_alloc_jemalloc.alloc(st, XT_SIZE, 0, 0);
+    rs_alloc_jemalloc.stats(st, &s0);
+    for (unsigned i = 0; i < XT_N / 2; i++)
+        rs_alloc_jemalloc.free(st, m[i], XT_SIZE, 1, 0);
+    rs_alloc_jemalloc.stats(st, &s1);
+    rs_addr q = rs_alloc_jemalloc.alloc(st, XT_SIZE, 1, 0);
+    rs_alloc_jemalloc.free(st, m[XT_N / 2], XT_SIZE, 1, 0);
+    rs_alloc_jemalloc.stats(st, &s2);
+    printf("cross-thread free: tcache_bytes +%zd then +%zd (model +%lld, +%lld), "
+           "allocated -%zd (model -%lld)\n",
+           (ssize_t)(tb1 - tb0), (ssize_t)(tb2 - tb1),
+           (long long)(s1.cached_bytes - s0.cached_bytes),
+           (long long)(s2.cached_bytes - s1.cached_bytes), (ssize_t)(al0 - al1),
+           (long long)(s0.allocated_bytes - s1.allocated_bytes));
+    CHECK_EQ_U64(tb1 - tb0, 0);
+    CHECK_EQ_U64(al0 - al1, XT_N / 2 * XT_SIZE);
+    CHECK_EQ_U64(tb2 - tb1, 10 * XT_SIZE); /* fill 20 >> 1, one handed out, one freed */
+    CHECK_EQ_U64(s1.cached_bytes - s0.cached_bytes, tb1 - tb0);
+    CHECK_EQ_U64(s0.allocated_bytes - s1.allocated_bytes, al0 - al1);
+    CHECK_EQ_U64(s2.cached_bytes - s1.cached_bytes, tb2 - tb1);
+    rs_alloc_jemalloc.free(st, q, XT_SIZE, 1, 0);
+    for (unsigned i = XT_N / 2 + 1; i < XT_N; i++)
+        rs_alloc_jemalloc.free(st, m[i], XT_SIZE, 0, 0);
+    rs_alloc_jemalloc.destroy(st);
+}
+
 int main(void)
 {
     test_bins();
@@ -369,6 +468,7 @@ int main(void)
     test_options();
     test_reuse_order();
     test_tcache();
+    test_cross_thread_free();
     return check_done();
 }
 #endif

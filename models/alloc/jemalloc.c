@@ -6,7 +6,9 @@
  *   thread ─► tcache (classes <= opt.tcache_max 32 KiB): a LIFO stack per
  *   class, filled from the thread's arena in batches, flushed on overflow
  *   and by the incremental GC
- *      └► arena (threads bound round-robin on first use, opt.narenas 8):
+ *      └► arena (threads bound round-robin on first allocation, opt.narenas 8;
+ *         a thread that has only freed has no tcache and frees straight to
+ *         the owning arena, as jemalloc's minimal tsd):
  *         bin (small, <= 14336 B): slabs of regions, bitmap per slab
  *         large (>= 16384 B): one extent per allocation, + 1 pad page
  *      └► page allocator (jemalloc's extent layer, per arena): free extents
@@ -399,7 +401,8 @@ typedef struct je_cbin {
 
 /* A simulated thread: its arena, tcache, decay ticker and GC event counters. */
 typedef struct je_thread {
-    uint16_t arena;
+    uint16_t arena;        /* valid once bound (full) */
+    uint8_t full;          /* tsd nominal: bound to an arena, tcache in use */
     uint16_t next_gc_bin;  /* tcache_slow->next_gc_bin */
     int32_t tick_wait;     /* arena decay ticker (deterministic, every 1000 ticks) */
     int64_t gc_alloc_wait; /* bytes until the next tcache GC event (allocations) */
@@ -423,7 +426,8 @@ typedef struct je_state {
     je_bin_info binfo[NBINS];
     je_arena *arenas;
     je_thread *threads[THREAD_SLOTS];
-    uint32_t nthreads;
+    uint32_t nthreads;               /* thread states (full or minimal) */
+    uint32_t nfull;                  /* of which full: bound, with a tcache */
 
     je_page *pages;                  /* [0, top_pages) */
     uint32_t top_pages, pages_cap;
@@ -1331,13 +1335,11 @@ static __attribute__((noinline)) int tcache_fill(je_state *st, je_thread *t, uns
     return filled ? 0 : -1;
 }
 
-/* The thread's state, made on first use: bound to the arena with the
- * fewest threads, lowest index first (arena_choose_hard). */
-static __attribute__((noinline)) je_thread *thread_new(je_state *st, uint32_t slot)
+/* The minimal -> full transition (tsd_state_nominal, on the thread's first
+ * allocation): bound to the arena with the fewest threads, lowest index
+ * first (arena_choose_hard), and its tcache set up. */
+static __attribute__((noinline)) void thread_bind(je_state *st, je_thread *t)
 {
-    je_thread *t = calloc(1, sizeof *t + (size_t)st->tcache_slots * sizeof(rs_addr));
-    if (!t)
-        return NULL;
     unsigned best = 0;
     for (unsigned i = 1; i < st->narenas; i++)
         if (st->arenas[i].nthreads < st->arenas[best].nthreads)
@@ -1350,6 +1352,19 @@ static __attribute__((noinline)) je_thread *thread_new(je_state *st, uint32_t sl
     }
     a->nthreads++;
     t->arena = (uint16_t)best;
+    t->full = 1;
+    st->nfull++;
+}
+
+/* The thread's state, made on first use.  A thread whose first call is a
+ * free stays minimal (jemalloc's free_default uses tsd_fetch_min: no arena
+ * binding, no tcache, its frees go straight to the owning arena) until it
+ * allocates; full asks for the transition at once. */
+static __attribute__((noinline)) je_thread *thread_new(je_state *st, uint32_t slot, int full)
+{
+    je_thread *t = calloc(1, sizeof *t + (size_t)st->tcache_slots * sizeof(rs_addr));
+    if (!t)
+        return NULL;
     t->tick_wait = DECAY_NTICKS;
     t->gc_alloc_wait = t->gc_dalloc_wait = GC_INCR_BYTES;
     rs_addr *s = t->slots;
@@ -1359,14 +1374,21 @@ static __attribute__((noinline)) je_thread *thread_new(je_state *st, uint32_t sl
     }
     st->threads[slot] = t;
     st->nthreads++;
+    if (full)
+        thread_bind(st, t);
     return t;
 }
 
-static inline __attribute__((always_inline)) je_thread *thread_get(je_state *st, uint32_t thread)
+static inline __attribute__((always_inline)) je_thread *thread_get(je_state *st, uint32_t thread,
+                                                                   int full)
 {
     uint32_t slot = thread % THREAD_SLOTS;
     je_thread *t = st->threads[slot];
-    return __builtin_expect(t != NULL, 1) ? t : thread_new(st, slot);
+    if (__builtin_expect(t == NULL, 0))
+        return thread_new(st, slot, full);
+    if (__builtin_expect(full && !t->full, 0))
+        thread_bind(st, t);
+    return t;
 }
 /* ---- the ops ----------------------------------------------------------- */
 
@@ -1375,7 +1397,7 @@ static uint64_t metadata_bytes(const je_state *st)
     uint64_t extra_arenas = st->narenas_used > 1 ? st->narenas_used - 1u : 0;
     return (uint64_t)BASE_METADATA_BYTES + (uint64_t)EDATA_BYTES * st->exts_len +
            (uint64_t)RTREE_BYTES_PER_PAGE * st->top_pages + ARENA_METADATA_BYTES * extra_arenas +
-           (st->nhbins ? (uint64_t)TCACHE_METADATA_BYTES * st->nthreads : 0);
+           (st->nhbins ? (uint64_t)TCACHE_METADATA_BYTES * st->nfull : 0);
 }
 
 /* The stats ordering of alloc.h (rs_alloc_stats_ordered): requested <=
@@ -1550,7 +1572,7 @@ static rs_addr je_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
     unsigned ind = size_class(size_bytes, st);
     if (ind >= NSIZES)
         return 0;
-    je_thread *t = thread_get(st, thread);
+    je_thread *t = thread_get(st, thread, 1);
     if (!t)
         return 0;
     uint64_t usize = ind < NBINS ? st->binfo[ind].size_bytes : rs_je_index2size(ind);
@@ -1617,8 +1639,8 @@ static void je_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
     st->allocated_bytes -= usize;
     st->requested_bytes -= size_bytes;
     st->live_count--;
-    je_thread *t = thread_get(st, thread); /* NULL only when the host is out of memory */
-    if (t && ind < st->nhbins) {
+    je_thread *t = thread_get(st, thread, 0); /* NULL only when the host is out of memory */
+    if (t && t->full && ind < st->nhbins) {
         je_cbin *cb = &t->bins[ind];
         if (__builtin_expect(cb->n == cb->max, 0))
             tcache_flush(st, t, ind, cb->max >> LG_FLUSH_DIV);
@@ -1628,7 +1650,7 @@ static void je_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
     } else {
         arena_dalloc(st, t, addr, ind);
     }
-    if (t && (t->gc_dalloc_wait -= (int64_t)usize) <= 0) { /* te tcache_gc_dalloc event */
+    if (t && t->full && (t->gc_dalloc_wait -= (int64_t)usize) <= 0) { /* te tcache_gc_dalloc event */
         t->gc_dalloc_wait = GC_INCR_BYTES;
         if (st->nhbins)
             tcache_gc(st, t);
@@ -1703,7 +1725,7 @@ int rs_je_thread_info(const void *state, uint32_t thread, unsigned szind, unsign
 {
     const je_state *st = state;
     const je_thread *t = st->threads[thread % THREAD_SLOTS];
-    if (!t)
+    if (!t || !t->full)
         return RS_ENOTFOUND;
     if (r_arena)
         *r_arena = t->arena;
@@ -1785,14 +1807,15 @@ int rs_je_audit(const void *state, rs_err *err)
         return rs_fail(err, RS_ENOMEM, "out of memory in audit");
     }
 #define AUDIT_FAIL(...) do { rc = rs_fail(err, RS_EINTERNAL, __VA_ARGS__); goto out; } while (0)
-    uint32_t nthreads = 0;
+    uint32_t nthreads = 0, nfull = 0;
     for (unsigned i = 0; i < THREAD_SLOTS; i++) {
         const je_thread *t = st->threads[i];
         if (!t)
             continue;
         nthreads++;
+        nfull += t->full;
         uint64_t tb = 0;
-        if (t->arena >= st->narenas || !st->arenas[t->arena].created)
+        if (t->full && (t->arena >= st->narenas || !st->arenas[t->arena].created))
             AUDIT_FAIL("thread slot %u: bad arena %u", i, t->arena);
         for (unsigned b = 0; b < st->nhbins; b++) {
             const je_cbin *cb = &t->bins[b];
@@ -1807,7 +1830,7 @@ int rs_je_audit(const void *state, rs_err *err)
                        (unsigned long long)t->cached_bytes, (unsigned long long)tb);
         cached_bytes += tb;
     }
-    if (nthreads != st->nthreads || cached_bytes != st->cached_bytes)
+    if (nthreads != st->nthreads || nfull != st->nfull || cached_bytes != st->cached_bytes)
         AUDIT_FAIL("threads %u/%u, cached bytes %llu/%llu", nthreads, st->nthreads,
                    (unsigned long long)cached_bytes, (unsigned long long)st->cached_bytes);
     qsort(cached, ncached, sizeof *cached, cmp_addr);
