@@ -34,8 +34,9 @@
  *     for each run to finish, so the global order is exactly the trace's.
  *     With one worker everything runs inline on the main thread.
  *   - virtual time: samples at 0, interval, 2·interval, … ≤ end and at the
- *     end (the last record's time), each taken before the records of the
- *     same or a later time — exactly rssim's engine (sim/engine.c).
+ *     end (1 ns after the last record's time, so the last sample sees every
+ *     record), each taken before the records of the same or a later time —
+ *     exactly rssim's engine (sim/engine.c) with run_tail = 0.
  *
  * Exit status: 0 done, 1 environment/IO/database failure, 2 bad input or
  * usage.  Bad input is found in the first pass, before anything is stored.
@@ -407,7 +408,7 @@ static int pass1(const char *path, int fd, trace_info *r_info, rs_err *err)
         }
         if (rec.thread > info.max_thread)
             info.max_thread = rec.thread;
-        info.end_ns = rec.t_ns;
+        info.end_ns = rec.t_ns + 1; /* the end is just after the last record */
         chunk[nbuf++] = rec;
         if (nbuf == CHUNK_RECS) {
             if ((rc = write_all(fd, chunk, sizeof chunk, err)))

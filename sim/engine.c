@@ -108,7 +108,9 @@ int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn
             *err = read_err;
         return read_rc;
     }
-    uint64_t end_ns = last_ns + tail_ns;
+    /* the end is after the last record (by at least 1 ns), so the final
+     * sample, taken at the end, sees every record's effect */
+    uint64_t end_ns = last_ns + (tail_ns ? tail_ns : 1);
     if ((rc = fire_until(eng, end_ns, err)))
         return rc;
     eng->now_ns = end_ns;

@@ -58,7 +58,8 @@ int rs_engine_observe_every(rs_engine *eng, uint64_t first_ns, uint64_t period_n
 void rs_engine_abort(rs_engine *eng, const rs_err *why);
 
 /* Run tr to its end, dispatching records to on_rec, then fire timers up to
- * last record time + tail_ns.  *r_end_ns gets that end time. */
+ * last record time + tail_ns (+ 1 ns when tail_ns is 0).  *r_end_ns gets
+ * that end time. */
 int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn prefetch,
                   void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err);
 

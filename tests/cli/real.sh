@@ -22,7 +22,7 @@ fi
 
 hdr() { printf '#rssim-trace\tv1\tdaemon=alloc\nt_ns\top\tkey\tsize_bytes\tthread\taux\n'; }
 col() { # col DB RUN COLUMN T_MS: one sample value
-  sql "$1" "select $3 from samples where run_id=$2 and t_ns=$4*1000000"
+  sql "$1" "select $3 from samples where run_id=$2 and t_ns/1000000=$4"
 }
 MiB=1048576
 
