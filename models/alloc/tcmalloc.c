@@ -1418,6 +1418,22 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
     assert(stats_ordered(st));
 }
 
+/* A free is coming (alloc.h): stage 0 fetches the page-map entry and the OS
+ * page's live counter, stage 1 the span record the entry names. */
+static void tc_prefetch(const void *state, rs_addr addr, int stage)
+{
+    const tc_state *st = state;
+    if (addr <= BASE_ADDR || addr >= BASE_ADDR + ((uint64_t)st->top << PAGE_SHIFT))
+        return;
+    uint64_t off = addr - BASE_ADDR;
+    if (stage == 0) {
+        __builtin_prefetch(&st->pmap[off >> PAGE_SHIFT]);
+        __builtin_prefetch(&st->osp[off >> OS_PAGE_SHIFT], 1);
+    } else {
+        __builtin_prefetch(&st->spans[st->pmap[off >> PAGE_SHIFT]]);
+    }
+}
+
 static uint64_t tc_usable_size(const void *state, uint64_t size_bytes)
 {
     const tc_state *st = state;
@@ -1448,6 +1464,7 @@ const rs_alloc_ops rs_alloc_tcmalloc = {
     .advance = NULL,
     .release = tc_release,
     .stats = tc_stats,
+    .prefetch = tc_prefetch,
 };
 
 /* ---- test helpers ------------------------------------------------------ */
