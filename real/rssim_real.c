@@ -165,8 +165,10 @@ static void al_stats(rs_sample *s, uint64_t page_bytes)
         s->mapped_bytes = heap > unmapped ? heap - unmapped : 0;
         s->active_bytes = s->mapped_bytes > pfree ? s->mapped_bytes - pfree : 0;
         s->thread_cached_bytes = tc_get("tcmalloc.thread_cache_free_bytes");
-        s->cached_bytes = tc_get("tcmalloc.central_cache_free_bytes") +
-                          tc_get("tcmalloc.transfer_cache_free_bytes") + s->thread_cached_bytes;
+        s->central_cached_bytes = tc_get("tcmalloc.central_cache_free_bytes");
+        s->transfer_cached_bytes = tc_get("tcmalloc.transfer_cache_free_bytes");
+        s->pageheap_free_bytes = pfree;
+        s->cached_bytes = s->central_cached_bytes + s->transfer_cached_bytes + s->thread_cached_bytes;
         s->heap_bytes = heap;
         s->unmapped_bytes = unmapped;
         s->dirty_bytes = pfree;

@@ -33,7 +33,10 @@
     X(trimmed_items_count) /* objects trimmed so far */                      \
     X(thread_cached_bytes) /* the part of cached_bytes in thread caches */   \
     X(heap_bytes)      /* allocator heap incl. released (0: not reported) */ \
-    X(unmapped_bytes)  /* of heap, released to the OS now */
+    X(unmapped_bytes)  /* of heap, released to the OS now */               \
+    X(central_cached_bytes)  /* tcmalloc central free lists */              \
+    X(transfer_cached_bytes) /* tcmalloc transfer cache */                  \
+    X(pageheap_free_bytes)   /* tcmalloc free page-heap spans */
 
 /* Real sample columns. */
 #define RS_SAMPLE_REAL_COLUMNS(X)                                             \

@@ -35,6 +35,9 @@ void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r)
         .thread_cached_bytes = a.thread_cached_bytes,
         .heap_bytes = a.heap_bytes,
         .unmapped_bytes = a.unmapped_bytes,
+        .central_cached_bytes = a.central_cached_bytes,
+        .transfer_cached_bytes = a.transfer_cached_bytes,
+        .pageheap_free_bytes = a.pageheap_free_bytes,
     };
     r->x = r->rss_bytes ? 1.0 - (double)r->accounted_bytes / (double)r->rss_bytes : 0.0;
     r->overshoot = r->limit_bytes ? (double)r->rss_bytes / (double)r->limit_bytes : 0.0;

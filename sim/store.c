@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define SCHEMA_VERSION "2" /* 2: allocator-native sample columns */
+#define SCHEMA_VERSION "3" /* 2: allocator-native sample columns; 3: tcmalloc caches */
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 #define BUSY_TIMEOUT_MS 60000
 

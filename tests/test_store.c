@@ -174,7 +174,7 @@ static void test_schema(void)
     rs_store_close(st);
 
     CHECK(!strcmp(query_text(db, "SELECT value FROM meta WHERE key='schema_version'", buf,
-                             sizeof buf), "2"));
+                             sizeof buf), "3"));
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
                                " IN ('meta','sweeps','runs','params','samples','metrics')"), 6);
     /* one column per X-macro entry, plus run_id */

@@ -48,6 +48,11 @@ typedef struct rs_alloc_stats {
                                * (tcmalloc generic.heap_size; jemalloc mapped + retained) */
     uint64_t unmapped_bytes;  /* of heap_bytes, released to the OS now (tcmalloc
                                * pageheap_unmapped; jemalloc retained); mapped = heap - unmapped */
+    uint64_t central_cached_bytes;  /* of cached_bytes, in central free lists (tcmalloc
+                                     * central_cache_free, span tails included) */
+    uint64_t transfer_cached_bytes; /* of cached_bytes, in the transfer cache (tcmalloc) */
+    uint64_t pageheap_free_bytes;   /* free page-heap spans not released, touched or not
+                                     * (tcmalloc pageheap_free; dirty_bytes is its resident part) */
 } rs_alloc_stats;
 
 typedef struct rs_alloc_ops {

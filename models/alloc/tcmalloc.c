@@ -1105,13 +1105,14 @@ static void tc_stats(const void *state, rs_alloc_stats *r)
 {
     const tc_state *st = state;
     uint64_t meta = metadata_bytes(st);
-    uint64_t cached = 0;
+    uint64_t central = 0, transfer = 0;
     for (unsigned cl = 1; cl < st->nclasses; cl++) {
         const tc_central *c = &st->central[cl];
         const tc_class_info *ci = &st->cls[cl];
-        cached += c->counter * ci->size_bytes + c->num_spans * ci->tail_bytes +
-                  (uint64_t)c->used_slots * ci->batch * ci->size_bytes;
+        central += c->counter * ci->size_bytes + c->num_spans * ci->tail_bytes;
+        transfer += (uint64_t)c->used_slots * ci->batch * ci->size_bytes;
     }
+    uint64_t cached = central + transfer;
     uint64_t thread_cached = 0;
     for (uint32_t h = 0; h < st->nthreads; h++)
         thread_cached += (uint64_t)st->threads[h].size_bytes;
@@ -1130,6 +1131,9 @@ static void tc_stats(const void *state, rs_alloc_stats *r)
         .thread_cached_bytes = thread_cached,
         .heap_bytes = (st->system_pages << PAGE_SHIFT) + meta,  /* generic.heap_size, + metadata */
         .unmapped_bytes = st->unmapped_pages << PAGE_SHIFT,     /* pageheap_unmapped */
+        .central_cached_bytes = central,
+        .transfer_cached_bytes = transfer,
+        .pageheap_free_bytes = (uint64_t)st->free_pages << PAGE_SHIFT,
     };
 }
 

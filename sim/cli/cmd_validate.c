@@ -49,7 +49,9 @@
 
 /* Columns both sides report, in the order printed. */
 static const char *const columns[] = { "resident_bytes", "allocated_bytes", "mapped_bytes",
-                                       "cached_bytes" };
+                                       "cached_bytes", "thread_cached_bytes",
+                                       "central_cached_bytes", "transfer_cached_bytes",
+                                       "pageheap_free_bytes" };
 
 static void usage(FILE *f)
 {
@@ -302,7 +304,7 @@ int cmd_validate(int argc, char **argv)
                        threads, &meas, &err)))
         goto out;
 
-    printf("\n%-16s %10s %10s %10s   %12s %12s   (%% error; steady means in MiB)\n", "column",
+    printf("\n%-21s %10s %10s %10s   %12s %12s   (%% error; steady means in MiB)\n", "column",
            "mean", "max", "steady", "predicted", "measured");
     for (size_t i = 0; i < sizeof columns / sizeof columns[0] && !rc; i++) {
         errors e = { 0 };
@@ -311,7 +313,7 @@ int cmd_validate(int argc, char **argv)
             break;
         if (e.steady_meas == 0 && e.max_pct >= 100 * (e.steady_pred > 0))
             continue; /* the real allocator does not report it (rssim-real leaves it 0) */
-        printf("%-16s %9.2f%% %9.2f%% %9.2f%%   %12.1f %12.1f\n", columns[i], e.mean_pct, e.max_pct,
+        printf("%-21s %9.2f%% %9.2f%% %9.2f%%   %12.1f %12.1f\n", columns[i], e.mean_pct, e.max_pct,
                e.steady_pct, e.steady_pred / 1048576.0, e.steady_meas / 1048576.0);
         const struct { const char *suffix; double v; } m[] = {
             { "mean", e.mean_pct }, { "max", e.max_pct }, { "steady", e.steady_pct },

@@ -31,7 +31,7 @@ stderr_has "non-SQLite file named" "$T/junk.db"
 expect_status 0 "init" "$RSSIM" runs init --db "$DB"
 check "init made the file" test -s "$DB"
 check "init: WAL" test "$(sql "$DB" "pragma journal_mode")" = wal
-check "init: schema version" test "$(sql "$DB" "select value from meta where key='schema_version'")" = 2
+check "init: schema version" test "$(sql "$DB" "select value from meta where key='schema_version'")" = 3
 expect_status 0 "init again" "$RSSIM" runs init --db "$DB"
 expect_status 0 "list of an empty database" "$RSSIM" runs list --db "$DB"
 check "empty list is the header only" test "$(wc -l < "$T/out")" = 1
@@ -81,13 +81,13 @@ stderr_has "bad id named" "bad run id '4x'"
 expect_status 2 "show without id" "$RSSIM" runs show --db "$DB"
 
 # export
-header="run_id,t_ns,accounted_bytes,untracked_bytes,requested_bytes,allocated_bytes,active_bytes,resident_bytes,mapped_bytes,metadata_bytes,cached_bytes,dirty_bytes,base_bytes,rss_bytes,limit_bytes,items_count,trims_count,trimmed_items_count,thread_cached_bytes,heap_bytes,unmapped_bytes,x,overshoot"
+header="run_id,t_ns,accounted_bytes,untracked_bytes,requested_bytes,allocated_bytes,active_bytes,resident_bytes,mapped_bytes,metadata_bytes,cached_bytes,dirty_bytes,base_bytes,rss_bytes,limit_bytes,items_count,trims_count,trimmed_items_count,thread_cached_bytes,heap_bytes,unmapped_bytes,central_cached_bytes,transfer_cached_bytes,pageheap_free_bytes,x,overshoot"
 expect_status 0 "export run samples" "$RSSIM" runs export --csv --run 9 --db "$DB"
 check "samples header" test "$(head -1 "$T/out")" = "$header"
 check "600 sample rows" test "$(tail -n +2 "$T/out" | wc -l)" = 600
-check "first sample row" test "$(sed -n 2p "$T/out")" = "9,0,58720256,14680064,73400320,78293674,71303168,75497472,83886080,2097152,1048576,4194304,20971520,96468992,67108864,0,0,0,0,0,0,0.39130434782608692,1.4375"
+check "first sample row" test "$(sed -n 2p "$T/out")" = "9,0,58720256,14680064,73400320,78293674,71303168,75497472,83886080,2097152,1048576,4194304,20971520,96468992,67108864,0,0,0,0,0,0,0,0,0,0.39130434782608692,1.4375"
 check "samples in time order" test "$(tail -n +2 "$T/out" | cut -d, -f2 | sort -n -c && echo sorted)" = sorted
-check "every row has every column" test "$(awk -F, '{ print NF }' "$T/out" | sort -u)" = 23
+check "every row has every column" test "$(awk -F, '{ print NF }' "$T/out" | sort -u)" = 26
 expect_status 0 "export run metrics" "$RSSIM" runs export --csv --run 9 --what metrics --db "$DB"
 check "metrics header" test "$(head -1 "$T/out")" = "run_id,name,value"
 check "7 metric rows" test "$(tail -n +2 "$T/out" | wc -l)" = 7
