@@ -69,6 +69,17 @@ int rs_cli_mkdir_parent(const char *path, rs_err *err)
     return 0;
 }
 
+long long rs_cli_parse_id(const char *s)
+{
+    char *end;
+    long long v;
+
+    if (!s || *s < '0' || *s > '9')
+        return 0;
+    v = strtoll(s, &end, 10);
+    return *end == '\0' && v > 0 ? v : 0;
+}
+
 unsigned long long rs_cli_now_ns(void)
 {
     struct timespec ts;

@@ -29,6 +29,8 @@ const char *rs_cli_default_db(void);
 const char *rs_cli_scripts_dir(void);
 /* Make every missing folder of path's parent (like mkdir -p dirname). */
 int rs_cli_mkdir_parent(const char *path, rs_err *err);
+/* A positive decimal run or sweep id; 0 when s is not one. */
+long long rs_cli_parse_id(const char *s);
 /* Monotonic wall-clock nanoseconds (the CLI may read clocks; the library may not). */
 unsigned long long rs_cli_now_ns(void);
 

@@ -86,18 +86,6 @@ static void usage(FILE *f)
             rs_cli_default_db());
 }
 
-/* A positive decimal id; 0 when s is not one. */
-static int64_t parse_id(const char *s)
-{
-    char *end;
-    long long v;
-
-    if (!s || *s < '0' || *s > '9')
-        return 0;
-    v = strtoll(s, &end, 10);
-    return *end == '\0' && v > 0 ? (int64_t)v : 0;
-}
-
 /* Append printf text to vars (capacity VARS_CAP); RS_EINPUT when full. */
 static int vars_add(char *vars, rs_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -624,11 +612,11 @@ int cmd_plot(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'r':
-            if (!(run = parse_id(optarg)))
+            if (!(run = rs_cli_parse_id(optarg)))
                 return rs_cli_usage_error("plot", "bad run id '%s'", optarg);
             break;
         case 'w':
-            if (!(sweep = parse_id(optarg)))
+            if (!(sweep = rs_cli_parse_id(optarg)))
                 return rs_cli_usage_error("plot", "bad sweep id '%s'", optarg);
             break;
         case 'd': db = optarg; break;

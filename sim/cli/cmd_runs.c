@@ -66,18 +66,6 @@ int cmd_runs(int argc, char **argv)
     return rs_cli_usage_error("runs", "unknown subcommand '%s'", argv[1]);
 }
 
-/* A positive decimal id; 0 when s is not one. */
-static int64_t parse_id(const char *s)
-{
-    char *end;
-    long long v;
-
-    if (!s || *s < '0' || *s > '9')
-        return 0;
-    v = strtoll(s, &end, 10);
-    return *end == '\0' && v > 0 ? (int64_t)v : 0;
-}
-
 /* Report a SQLite failure on st's database; returns the exit status. */
 static int report_db(rs_store *st, const char *what)
 {
@@ -174,7 +162,7 @@ static int runs_list(int argc, char **argv)
         switch (c) {
         case 'd': db = optarg; break;
         case 'w':
-            if (!(sweep = parse_id(optarg)))
+            if (!(sweep = rs_cli_parse_id(optarg)))
                 return rs_cli_usage_error("runs list", "bad sweep id '%s'", optarg);
             break;
         case 's': status = optarg; break;
@@ -315,7 +303,7 @@ static int runs_show(int argc, char **argv)
     }
     if (optind != argc - 1)
         return rs_cli_usage_error("runs show", "expected exactly one run ID");
-    if (!(id = parse_id(argv[optind])))
+    if (!(id = rs_cli_parse_id(argv[optind])))
         return rs_cli_usage_error("runs show", "bad run id '%s'", argv[optind]);
 
     rs_err err = { 0 };
@@ -488,11 +476,11 @@ static int runs_export(int argc, char **argv)
         switch (c) {
         case 'c': csv = 1; break;
         case 'r':
-            if (!(run = parse_id(optarg)))
+            if (!(run = rs_cli_parse_id(optarg)))
                 return rs_cli_usage_error("runs export", "bad run id '%s'", optarg);
             break;
         case 'w':
-            if (!(sweep = parse_id(optarg)))
+            if (!(sweep = rs_cli_parse_id(optarg)))
                 return rs_cli_usage_error("runs export", "bad sweep id '%s'", optarg);
             break;
         case 'W': what = optarg; break;
