@@ -335,7 +335,7 @@ static int schema_migrate(rs_store *st, rs_err *err)
 
 int rs_store_open(rs_store **r_st, const char *path, rs_err *err)
 {
-    rs_store *st;
+    rs_store *st = NULL;
     int rc;
 
     *r_st = NULL;
@@ -368,7 +368,7 @@ fail:
 int rs_store_open_ro(rs_store **r_st, const char *path, rs_err *err)
 {
     struct stat sb;
-    rs_store *st;
+    rs_store *st = NULL;
     int rc;
 
     *r_st = NULL;

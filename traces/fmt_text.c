@@ -299,8 +299,8 @@ static int text_parse(rs_trace *tr, const uint8_t *s, size_t n, rs_rec *r, rs_er
 static int text_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
 {
     for (;;) {
-        const uint8_t *s;
-        size_t n;
+        const uint8_t *s = NULL;
+        size_t n = 0;
         int rc = text_line(tr, &s, &n, err);
         if (rc <= 0)
             return rc;
