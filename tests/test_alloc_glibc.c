@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_51.h"
 #include "check.h"
 #include "models/alloc/glibc.h"
 #include "sim/config.h"
@@ -314,28 +315,13 @@ static void test_random(void)
 /* facts §5.1: 1M malloc(16 + rand() % 497), free 75 %, malloc_trim(0) */
 static void run_51(int oldest, double r_mb[5])
 {
-    enum { N = 1000000 };
-    rs_addr *a = malloc(N * sizeof *a);
-    uint32_t *sz = malloc(N * sizeof *sz), *perm = malloc(N * sizeof *perm);
     void *st = make(NULL, NULL);
     rs_alloc_stats s;
-    uint64_t seed = rng;
-    rng = 12345;
-    for (int i = 0; i < N; i++) {
-        sz[i] = 16 + (uint32_t)(rnd() % 497);
-        a[i] = ops->alloc(st, sz[i], 0, 0);
-        perm[i] = (uint32_t)i;
-    }
+    alloc_51 x;
+    alloc_51_fill(&x, ops, st);
     ops->stats(st, &s);
     r_mb[0] = (double)s.resident_bytes / 1e6;
-    if (!oldest)
-        for (int i = N - 1; i > 0; i--) { /* Fisher-Yates */
-            uint32_t j = (uint32_t)(rnd() % (uint64_t)(i + 1)), t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
-        }
-    for (int i = 0; i < N * 3 / 4; i++)
-        ops->free(st, a[perm[i]], sz[perm[i]], 0, 0);
+    alloc_51_free(&x, oldest);
     ops->stats(st, &s);
     r_mb[1] = (double)s.requested_bytes / 1e6;
     r_mb[2] = (double)s.resident_bytes / 1e6;
@@ -350,10 +336,7 @@ static void run_51(int oldest, double r_mb[5])
     printf("§5.1 model %-6s: footprint %.1f B/live alloc after free\n", oldest ? "oldest" : "random",
            (double)rs_gl_footprint_bytes(st) / (double)s.live_count);
     ops->destroy(st);
-    free(a);
-    free(sz);
-    free(perm);
-    rng = seed;
+    alloc_51_done(&x);
 }
 
 static void test_facts_51(void)

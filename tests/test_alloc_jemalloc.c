@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "alloc_51.h"
 #include "check.h"
 #include "models/alloc/jemalloc.h"
 
@@ -467,28 +468,11 @@ static void test_params(void)
 
 static double fifo_vs_random(int oldest)
 {
-    enum { N = 1000000 };
     void *st = make("never");
-    rs_addr *a = malloc(N * sizeof *a);
-    uint32_t *sz = malloc(N * sizeof *sz);
-    uint32_t *order = malloc(N * sizeof *order);
-    if (!a || !sz || !order)
-        exit(1);
-    rng_state = 12345;
-    for (int i = 0; i < N; i++) {
-        sz[i] = 16 + (uint32_t)(rng_next() % 497);
-        a[i] = A(st, sz[i]);
-        order[i] = (uint32_t)i;
-    }
+    alloc_51 x;
+    alloc_51_fill(&x, &rs_alloc_jemalloc, st);
     rs_alloc_stats s0 = stats_of(st);
-    if (!oldest)
-        for (int i = N - 1; i > 0; i--) {
-            uint32_t j = (uint32_t)(rng_next() % (uint64_t)(i + 1)), t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-        }
-    for (int i = 0; i < N * 3 / 4; i++)
-        F(st, a[order[i]], sz[order[i]]);
+    alloc_51_free(&x, oldest);
     rs_alloc_stats s1 = stats_of(st);
     rs_alloc_jemalloc.release(st, 0);
     rs_alloc_stats s2 = stats_of(st);
@@ -502,9 +486,7 @@ static double fifo_vs_random(int oldest)
            s0.resident_bytes / 1e6, s1.allocated_bytes / 1e6, s1.active_bytes / 1e6,
            s1.resident_bytes / 1e6, s2.resident_bytes / 1e6, s2.metadata_bytes / 1e6,
            s2.requested_bytes / 1e6, ratio);
-    free(a);
-    free(sz);
-    free(order);
+    alloc_51_done(&x);
     rs_alloc_jemalloc.destroy(st);
     return ratio;
 }

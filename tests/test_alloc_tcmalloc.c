@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "alloc_51.h"
 #include "check.h"
 #include "models/alloc/tcmalloc.h"
 
@@ -519,29 +520,12 @@ static void test_params(void)
 
 static double fifo_vs_random(int oldest)
 {
-    enum { N = 1000000 };
     void *st = make();
-    rs_addr *a = malloc(N * sizeof *a);
-    uint32_t *sz = malloc(N * sizeof *sz);
-    uint32_t *order = malloc(N * sizeof *order);
-    if (!a || !sz || !order)
-        exit(1);
-    rng_state = 12345;
-    for (int i = 0; i < N; i++) {
-        sz[i] = 16 + (uint32_t)(rng_next() % 497);
-        a[i] = A(st, sz[i], 0);
-        order[i] = (uint32_t)i;
-    }
+    alloc_51 x;
+    alloc_51_fill(&x, &rs_alloc_tcmalloc, st);
     rs_alloc_stats s0 = stats_of(st);
     rs_tc_stats t0 = tc_of(st);
-    if (!oldest)
-        for (int i = N - 1; i > 0; i--) {
-            uint32_t j = (uint32_t)(rng_next() % (uint64_t)(i + 1)), t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-        }
-    for (int i = 0; i < N * 3 / 4; i++)
-        F(st, a[order[i]], sz[order[i]], 0);
+    alloc_51_free(&x, oldest);
     rs_alloc_stats s1 = stats_of(st);
     rs_tc_stats t1 = tc_of(st);
     rs_alloc_tcmalloc.release(st, 0);
@@ -557,9 +541,7 @@ static double fifo_vs_random(int oldest)
            s0.resident_bytes / 1e6, s1.allocated_bytes / 1e6, t1.central_cache_free / 1e6,
            t1.pageheap_free / 1e6, s1.resident_bytes / 1e6, s2.resident_bytes / 1e6,
            t2.pageheap_unmapped / 1e6, s2.metadata_bytes / 1e6, s2.requested_bytes / 1e6, ratio);
-    free(a);
-    free(sz);
-    free(order);
+    alloc_51_done(&x);
     rs_alloc_tcmalloc.destroy(st);
     return ratio;
 }

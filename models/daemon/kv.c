@@ -196,9 +196,11 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
             return rc;
         slot = probe_h(k, rec->key, h);
     }
-    if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, rec->thread, rec->t_ns, &id, err)))
+    uint64_t accounted;
+    if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, rec->thread, rec->t_ns, &id,
+                             &accounted, err)))
         return rc;
-    if ((rc = k->cache.ops->insert(k->cache.state, id, rs_objects_accounted(&k->objs, id), err))) {
+    if ((rc = k->cache.ops->insert(k->cache.state, id, accounted, err))) {
         rs_objects_del(&k->objs, id, rec->thread, rec->t_ns);
         return rc;
     }

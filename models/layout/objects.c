@@ -56,8 +56,10 @@ static int grow(rs_objects *o, rs_err *err)
 }
 
 int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
-                   uint32_t thread, uint64_t now_ns, rs_oid *r_id, rs_err *err)
+                   uint32_t thread, uint64_t now_ns, rs_oid *r_id, uint64_t *r_accounted,
+                   rs_err *err)
 {
+    uint64_t accounted = 0;
     rs_part parts[RS_LAYOUT_MAX_PARTS];
     uint32_t id;
     int rc;
@@ -80,18 +82,24 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
     for (unsigned i = 0; i < n; i++) {
         slot[i] = o->alloc->ops->alloc(o->alloc->state, parts[i].size_bytes, thread, now_ns);
         if (!slot[i]) {
-            while (i-- > 0)
+            while (i-- > 0) { /* undo the parts already made */
                 o->alloc->ops->free(o->alloc->state, slot[i], parts[i].size_bytes, thread, now_ns);
+                if (!parts[i].tracked)
+                    o->untracked_bytes -= parts[i].size_bytes;
+            }
             o->obj[id] = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
             o->free_head = id;
             return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
                            o->alloc->ops->name);
         }
         if (parts[i].tracked)
-            o->accounted_bytes += parts[i].size_bytes;
+            accounted += parts[i].size_bytes;
         else
             o->untracked_bytes += parts[i].size_bytes;
     }
+    o->accounted_bytes += accounted;
+    if (r_accounted)
+        *r_accounted = accounted;
     for (unsigned i = n; i < o->max_parts; i++)
         slot[i] = 0;
     o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
@@ -119,16 +127,5 @@ uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_
     *ob = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
     o->free_head = id;
     o->live_count--;
-    return accounted;
-}
-
-uint64_t rs_objects_accounted(const rs_objects *o, rs_oid id)
-{
-    rs_part parts[RS_LAYOUT_MAX_PARTS];
-    uint64_t accounted = 0;
-    unsigned n = o->layout.ops->parts(o->layout.state, o->obj[id].bytes, o->obj[id].aux, parts);
-    for (unsigned i = 0; i < n; i++)
-        if (parts[i].tracked)
-            accounted += parts[i].size_bytes;
     return accounted;
 }

@@ -45,10 +45,12 @@ typedef struct rs_objects {
 int rs_objects_init(rs_objects *o, const rs_config *cfg, rs_alloc *alloc, rs_err *err);
 void rs_objects_release(rs_objects *o, uint64_t now_ns);
 
-/* A new object: make its allocations.  RS_EINPUT if bytes does not fit,
+/* A new object: make its allocations; *r_accounted gets the bytes its
+ * tracked parts add (may be NULL).  RS_EINPUT if bytes does not fit,
  * RS_ENOMEM if the simulator (or the allocator model) is out of memory. */
 int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
-                   uint32_t thread, uint64_t now_ns, rs_oid *r_id, rs_err *err);
+                   uint32_t thread, uint64_t now_ns, rs_oid *r_id, uint64_t *r_accounted,
+                   rs_err *err);
 /* The object dies: free its allocations.  Returns its accounted bytes. */
 uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_ns);
 
@@ -74,8 +76,5 @@ static inline void rs_objects_prefetch(const rs_objects *o, rs_oid id, int stage
         if (slot[i])
             o->alloc->ops->prefetch(o->alloc->state, slot[i], stage - 1);
 }
-
-/* Accounted bytes of one object (its tracked parts). */
-uint64_t rs_objects_accounted(const rs_objects *o, rs_oid id);
 
 #endif
