@@ -153,12 +153,11 @@ static int create(const rs_daemon_env *env, void **r_state, rs_err *err)
     return 0;
 }
 
+/* Live allocations are not freed one by one: the allocator model is
+ * destroyed with the run. */
 static void destroy(void *state)
 {
     alloc_daemon *d = state;
-    for (uint64_t i = 0; d->slots && i <= d->mask; i++)
-        if (d->slots[i].addr)
-            d->alloc->ops->free(d->alloc->state, d->slots[i].addr, d->slots[i].size_bytes, 0, 0);
     free(d->slots);
     free(d);
 }

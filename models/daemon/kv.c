@@ -299,7 +299,7 @@ static void kv_destroy(void *state)
     rs_trim_destroy(&k->trim);
     if (k->cache.ops)
         k->cache.ops->destroy(k->cache.state);
-    rs_objects_release(&k->objs, 0);
+    rs_objects_release(&k->objs);
     free(k->slots);
     free(k);
 }

@@ -25,13 +25,10 @@ int rs_objects_init(rs_objects *o, const rs_config *cfg, rs_alloc *alloc, rs_err
     return 0;
 }
 
-void rs_objects_release(rs_objects *o, uint64_t now_ns)
+void rs_objects_release(rs_objects *o)
 {
     if (!o->layout.ops)
         return;
-    for (uint32_t id = 0; id < o->n_used; id++)
-        if (o->obj[id].aux != FREE_SLOT)
-            rs_objects_del(o, id, 0, now_ns);
     o->layout.ops->destroy(o->layout.state);
     free(o->obj);
     free(o->addr);

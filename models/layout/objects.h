@@ -43,7 +43,9 @@ typedef struct rs_objects {
 
 /* Build the layout named by cfg's "layout" key; alloc is borrowed. */
 int rs_objects_init(rs_objects *o, const rs_config *cfg, rs_alloc *alloc, rs_err *err);
-void rs_objects_release(rs_objects *o, uint64_t now_ns);
+/* Drop the table.  Live objects are not freed one by one: their allocations
+ * belong to the run's allocator, which is destroyed with the run. */
+void rs_objects_release(rs_objects *o);
 
 /* A new object: make its allocations; *r_accounted gets the bytes its
  * tracked parts add (may be NULL).  RS_EINPUT if bytes does not fit,
