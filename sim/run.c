@@ -11,23 +11,11 @@
 #include "registry.h"
 #include "sampler.h"
 
-static int on_record(void *ctx, const rs_rec *rec, rs_err *err)
-{
-    const rs_sampler *s = ctx;
-    return s->daemon->op(s->daemon_state, rec, err);
-}
-
 /* The allocator's clock: advance() every alloc_tick_interval of virtual time. */
 static void on_alloc_tick(void *ctx, uint64_t now_ns)
 {
     const rs_alloc *alloc = ctx;
     alloc->ops->advance(alloc->state, now_ns);
-}
-
-static void on_prefetch(void *ctx, const rs_rec *rec, int stage)
-{
-    const rs_sampler *s = ctx;
-    s->daemon->prefetch(s->daemon_state, rec, stage);
 }
 
 int rs_run_execute(const char *trace_path, const rs_config *cfg, rs_result *r_res,
@@ -113,9 +101,8 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
         (rc = rs_engine_every(&eng, tick_ns, tick_ns, on_alloc_tick, &alloc, err)))
         goto out;
     if ((rc = rs_engine_observe_every(&eng, 0, sample_ns, rs_sampler_fire, &smp, err)) ||
-        (rc = rs_engine_run(&eng, tr, on_record, daemon->prefetch ? on_prefetch : NULL, &smp,
-                            rs_config_duration_ns(cfg, "run_tail"),
-                            &end_ns, err)))
+        (rc = rs_engine_run(&eng, tr, daemon->op, daemon->prefetch, dstate,
+                            rs_config_duration_ns(cfg, "run_tail"), &end_ns, err)))
         goto out;
     if (smp.last_t_ns != end_ns) {
         rs_sampler_fire(&smp, end_ns);
