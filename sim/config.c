@@ -50,6 +50,10 @@ const rs_param rs_core_params[] = {
       .doc = "virtual time simulated after the last trace record (timers keep running)" },
     { .key = "steady_from", .type = RS_PT_DOUBLE, .def = "0.5",
       .doc = "fraction of the run after which samples count as steady state" },
+    { .key = "strict", .type = RS_PT_BOOL, .def = "false",
+      .doc = "a record the daemon cannot apply to its state (an op on an unknown inode, an "
+             "unlink of a missing dentry, a close without an open) stops the run with FILE:LINE "
+             "instead of being counted in the run's metrics" },
     { .key = "alloc_tick_interval", .type = RS_PT_DURATION, .def = "100ms",
       .doc = "virtual time between two calls of the allocator's advance (decay, scavenger, "
              "background thread); 0 = never" },

@@ -112,7 +112,8 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
             goto out;
         }
     }
-    if ((rc = rs_sampler_metrics(&smp, end_ns, steady_from, eng.events, err)))
+    if ((rc = rs_sampler_metrics(&smp, end_ns, steady_from, eng.events, err)) ||
+        (daemon->metrics && (rc = daemon->metrics(dstate, end_ns, r_res, err))))
         goto out;
     if (r_stats)
         *r_stats = (rs_run_stats){ .events = eng.events, .end_ns = end_ns,

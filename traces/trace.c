@@ -52,6 +52,19 @@ static const op_info ops[RS_OP__MAX + 1] = {
     [RS_OP_MALLOC] = { .name = "MALLOC", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 1 },
     [RS_OP_FREE] = { .name = "FREE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },
     [RS_OP_RELEASE] = { .name = "RELEASE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },
+#define MDS_OP(op, name_) [op] = { .name = name_, .daemons = DAEMON_BIT(RS_DAEMON_MDS), .sized = 0 }
+    MDS_OP(RS_OP_MKDIR, "MKDIR"),
+    MDS_OP(RS_OP_CREATE, "CREATE"),
+    MDS_OP(RS_OP_LOOKUP, "LOOKUP"),
+    MDS_OP(RS_OP_GETATTR, "GETATTR"),
+    MDS_OP(RS_OP_OPEN, "OPEN"),
+    MDS_OP(RS_OP_CLOSE, "CLOSE"),
+    MDS_OP(RS_OP_READDIR, "READDIR"),
+    MDS_OP(RS_OP_UNLINK, "UNLINK"),
+    MDS_OP(RS_OP_RMDIR, "RMDIR"),
+#undef MDS_OP
+    [RS_OP_READ] = { .name = "READ", .daemons = DAEMON_BIT(RS_DAEMON_OSD), .sized = 1 },
+    [RS_OP_WRITE] = { .name = "WRITE", .daemons = DAEMON_BIT(RS_DAEMON_OSD), .sized = 1 },
 };
 
 static const char *const daemon_names[RS_DAEMON__COUNT] = {

@@ -36,6 +36,23 @@ typedef enum rs_op {
     RS_OP_FREE = 17,   /* alloc: handle=key, size_bytes = its allocated size, thread */
     RS_OP_RELEASE = 18, /* alloc: the allocator's explicit release (malloc_trim, purge,
                          * ReleaseFreeMemory); key and size_bytes 0 */
+    /* mds: thread = client; key = the inode the op is about; size_bytes =
+     * its parent directory's inode for the ops that name a dentry (MKDIR,
+     * CREATE, LOOKUP, UNLINK, RMDIR), else 0; aux = the dentry name's length
+     * in bytes (ops naming a dentry), else 0.  Inode 1 is the root. */
+    RS_OP_MKDIR = 32,
+    RS_OP_CREATE = 33,
+    RS_OP_LOOKUP = 34,
+    RS_OP_GETATTR = 35,
+    RS_OP_OPEN = 36,
+    RS_OP_CLOSE = 37,
+    RS_OP_READDIR = 38,
+    RS_OP_UNLINK = 39,
+    RS_OP_RMDIR = 40,
+    /* osd: thread = client job; key = RADOS object number; size_bytes =
+     * length (> 0); aux = byte offset inside the object. */
+    RS_OP_READ = 48,
+    RS_OP_WRITE = 49,
     RS_OP__MAX = 255,
 } rs_op;
 

@@ -14,6 +14,7 @@
 #include "../../sim/config.h"
 #include "../../sim/engine.h"
 #include "../../sim/err.h"
+#include "../../sim/result.h"
 #include "../../traces/trace.h"
 #include "../alloc/alloc.h"
 #include "../trim/trim.h"
@@ -48,6 +49,10 @@ typedef struct rs_daemon_ops {
     /* Optional: rec is coming (see rs_prefetch_fn in sim/engine.h). */
     void (*prefetch)(void *state, const rs_rec *rec, int stage);
     void (*stats)(const void *state, rs_daemon_stats *r_stats);
+    /* Optional: add the daemon's own run metrics (IOPS, latency percentiles,
+     * health warnings, records it could not apply...) with
+     * rs_result_set_metric.  Called once, after the last sample at end_ns. */
+    int (*metrics)(const void *state, uint64_t end_ns, rs_result *res, rs_err *err);
 } rs_daemon_ops;
 
 #endif

@@ -27,6 +27,8 @@ static void usage(FILE *f)
             "      --seed N      same as --set seed=N\n"
             "      --db PATH     SQLite database (default %s)\n"
             "      --label TEXT  free text stored with the run\n"
+            "      --strict      same as --set strict=true: a record the daemon cannot\n"
+            "                    apply (unknown inode, close without open) is an error\n"
             "      --emit-alloc-trace FILE\n"
             "                    also write every allocator call of the run as an\n"
             "                    allocation trace (daemon alloc) for rssim-real\n"
@@ -48,6 +50,7 @@ int cmd_replay(int argc, char **argv)
         { "seed", required_argument, NULL, 'S' },   { "db", required_argument, NULL, 'd' },
         { "label", required_argument, NULL, 'l' },  { "help", no_argument, NULL, 'h' },
         { "emit-alloc-trace", required_argument, NULL, 'E' },
+        { "strict", no_argument, NULL, 'T' },
         { NULL, 0, NULL, 0 },
     };
     const char *preset = NULL, *db = rs_cli_default_db(), *label = NULL, *emit = NULL;
@@ -58,6 +61,9 @@ int cmd_replay(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "p:s:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p': preset = optarg; break;
+        case 'T':
+            optarg = "strict=true";
+            /* fall through */
         case 's':
         case 'S':
             if (nsets == MAX_SETS)

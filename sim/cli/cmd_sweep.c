@@ -44,6 +44,7 @@ static void usage(FILE *f)
             "  -p, --preset P    models/presets/P.conf, or a path to a .conf file\n"
             "  -v, --vary K=LIST comma-separated values of one parameter (repeatable)\n"
             "  -s, --set K=V     fixed override (repeatable)\n"
+            "      --strict      same as --set strict=true\n"
             "  -j, --jobs N      worker processes (default 1)\n"
             "      --shard K/N   run only the points whose index is K modulo N (one task\n"
             "                    of a Slurm job array, each with its own --db); bring the\n"
@@ -125,7 +126,8 @@ int cmd_sweep(int argc, char **argv)
         { "preset", required_argument, NULL, 'p' }, { "vary", required_argument, NULL, 'v' },
         { "set", required_argument, NULL, 's' },    { "jobs", required_argument, NULL, 'j' },
         { "db", required_argument, NULL, 'd' },     { "help", no_argument, NULL, 'h' },
-        { "shard", required_argument, NULL, 'S' },  { NULL, 0, NULL, 0 },
+        { "shard", required_argument, NULL, 'S' },  { "strict", no_argument, NULL, 'T' },
+        { NULL, 0, NULL, 0 },
     };
     const char *preset = NULL, *db = rs_cli_default_db();
     char *sets[MAX_SETS];
@@ -163,6 +165,13 @@ int cmd_sweep(int argc, char **argv)
             break;
         }
         case 'd': db = optarg; break;
+        case 'T':
+            if (nsets == MAX_SETS) {
+                rs_grid_release(&grid);
+                return rs_cli_usage_error("sweep", "more than %d --set options", MAX_SETS);
+            }
+            sets[nsets++] = "strict=true";
+            break;
         case 'S': {
             char *end, *end2;
             shard_k = strtol(optarg, &end, 10);
