@@ -16,7 +16,10 @@ void rs_engine_release(rs_engine *eng)
 
 int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_err *err)
 {
-    return rs_evq_push(&eng->q, t_ns < eng->now_ns ? eng->now_ns : t_ns, 0, fn, ctx, err);
+    int rc = rs_evq_push(&eng->q, t_ns < eng->now_ns ? eng->now_ns : t_ns, 0, fn, ctx, err);
+    if (!rc)
+        eng->pending++;
+    return rc;
 }
 
 int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
@@ -52,6 +55,8 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
             return rc;
         eng->now_ns = ev.t_ns;
         eng->timer_events++;
+        if (!ev.period_ns)
+            eng->pending--;
         ev.fn(ev.ctx, ev.t_ns);
     }
     if (eng->stopped) {
@@ -108,8 +113,17 @@ int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn
             *err = read_err;
         return read_rc;
     }
-    /* the end is after the last record (by at least 1 ns), so the final
-     * sample, taken at the end, sees every record's effect */
+    /* one-shot events are work the models scheduled (an op completing, a
+     * client releasing caps): the run goes on until it is all done */
+    while (eng->pending && !eng->stopped) {
+        uint64_t t = rs_evq_next_ns(&eng->q);
+        if ((rc = fire_until(eng, t, err)))
+            return rc;
+        if (t > last_ns)
+            last_ns = t;
+    }
+    /* the end is after the last record or work (by at least 1 ns), so the
+     * final sample, taken at the end, sees every record's effect */
     uint64_t end_ns = last_ns + (tail_ns ? tail_ns : 1);
     if ((rc = fire_until(eng, end_ns, err)))
         return rc;

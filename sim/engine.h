@@ -27,6 +27,7 @@ typedef struct rs_engine {
     uint64_t now_ns;    /* time of the event or record being handled */
     uint64_t events;    /* trace records handled */
     uint64_t timer_events; /* timer callbacks fired */
+    uint64_t pending;   /* one-shot events (rs_engine_at) not yet fired */
     int stopped;        /* a callback failed: the loop stops */
     rs_err error;       /* why, when stopped */
 } rs_engine;
@@ -44,7 +45,10 @@ typedef void (*rs_prefetch_fn)(void *ctx, const rs_rec *rec, int stage);
 void rs_engine_init(rs_engine *eng);
 void rs_engine_release(rs_engine *eng);
 
-/* Schedule fn(ctx, t) once at t_ns (>= now). */
+/* Schedule fn(ctx, t) once at t_ns (a time before now means now).  A
+ * one-shot event is work a model scheduled (an op completing, a client
+ * releasing caps): after the last record the run goes on until every
+ * one-shot event has fired, so a model must not re-schedule forever. */
 int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_err *err);
 /* Schedule fn every period_ns (> 0), first at first_ns. */
 int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
@@ -57,9 +61,10 @@ int rs_engine_observe_every(rs_engine *eng, uint64_t first_ns, uint64_t period_n
 /* Stop the run with an error; for timer callbacks, which return nothing. */
 void rs_engine_abort(rs_engine *eng, const rs_err *why);
 
-/* Run tr to its end, dispatching records to on_rec, then fire timers up to
- * last record time + tail_ns (+ 1 ns when tail_ns is 0).  *r_end_ns gets
- * that end time. */
+/* Run tr to its end, dispatching records to on_rec, then fire events until
+ * no one-shot event is pending, then timers up to that time (the last
+ * record's when nothing was pending) + tail_ns (+ 1 ns when tail_ns is 0).
+ * *r_end_ns gets that end time. */
 int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn prefetch,
                   void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err);
 

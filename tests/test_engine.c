@@ -1,0 +1,98 @@
+/*
+ * test_engine.c — the run loop's merge of records and events: timers before
+ * a record at the same time, and one-shot work scheduled by a model keeping
+ * the run alive after the last record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../sim/engine.h"
+#include "check.h"
+
+typedef struct ctx {
+    rs_engine *eng;
+    uint64_t ticks, last_tick_ns;
+    uint64_t work_done_ns[4];
+    unsigned nwork, chain;
+    uint64_t rec_seen_ns[4];
+    unsigned nrec;
+} ctx;
+
+static void on_tick(void *p, uint64_t now_ns)
+{
+    ctx *c = p;
+    c->ticks++;
+    c->last_tick_ns = now_ns;
+}
+
+static void on_work(void *p, uint64_t now_ns)
+{
+    ctx *c = p;
+    c->work_done_ns[c->nwork++] = now_ns;
+    if (c->chain) { /* work that schedules more work, once */
+        c->chain = 0;
+        rs_engine_at(c->eng, now_ns + 1000000000ull, on_work, c, NULL);
+    }
+}
+
+static int on_rec(void *p, const rs_rec *rec, rs_err *err)
+{
+    ctx *c = p;
+    c->rec_seen_ns[c->nrec++] = rec->t_ns;
+    /* the second record's op completes 5 s later */
+    if (c->nrec == 2)
+        return rs_engine_at(c->eng, rec->t_ns + 5000000000ull, on_work, c, err);
+    return 0;
+}
+
+static const char *write_trace(char *path, size_t cap)
+{
+    rs_trace_writer *w;
+    rs_err err = { 0 };
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, cap, "%s/rssim-test-engine-%d.tsv", dir && *dir ? dir : "/tmp", (int)getpid());
+    if (rs_trace_writer_open(&w, path, "text", "kv", &err))
+        return NULL;
+    rs_rec r1 = { .t_ns = 1000000, .key = 1, .size_bytes = 10, .op = RS_OP_SET };
+    rs_rec r2 = { .t_ns = 2000000000ull, .key = 2, .size_bytes = 10, .op = RS_OP_SET };
+    if (rs_trace_write(w, &r1, &err) || rs_trace_write(w, &r2, &err) || rs_trace_writer_close(w, &err))
+        return NULL;
+    return path;
+}
+
+static void test_work_keeps_run_alive(int chain, uint64_t tail_ns)
+{
+    char path[512];
+    rs_engine eng;
+    rs_trace *tr = NULL;
+    rs_err err = { 0 };
+    ctx c = { .eng = &eng, .chain = (unsigned)chain };
+    uint64_t end_ns = 0;
+
+    CHECK(write_trace(path, sizeof path) != NULL);
+    rs_engine_init(&eng);
+    CHECK(rs_trace_open(&tr, path, &err) == 0);
+    CHECK(rs_engine_every(&eng, 0, 100000000ull, on_tick, &c, &err) == 0);
+    CHECK(rs_engine_run(&eng, tr, on_rec, NULL, &c, tail_ns, &end_ns, &err) == 0);
+    uint64_t last_work = 2000000000ull + 5000000000ull + (chain ? 1000000000ull : 0);
+    CHECK_EQ_U64(c.nrec, 2);
+    CHECK_EQ_U64(c.nwork, chain ? 2 : 1);
+    CHECK_EQ_U64(c.work_done_ns[c.nwork - 1], last_work);
+    CHECK_EQ_U64(end_ns, last_work + (tail_ns ? tail_ns : 1));
+    CHECK_EQ_U64(eng.pending, 0);
+    /* the periodic timer kept firing through the work, up to the end */
+    CHECK_EQ_U64(c.last_tick_ns, end_ns / 100000000ull * 100000000ull);
+    CHECK_EQ_U64(c.ticks, end_ns / 100000000ull + 1);
+    rs_trace_close(tr);
+    rs_engine_release(&eng);
+    unlink(path);
+}
+
+int main(void)
+{
+    test_work_keeps_run_alive(0, 0);
+    test_work_keeps_run_alive(1, 0);
+    test_work_keeps_run_alive(1, 3000000000ull);
+    return check_done();
+}
