@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err);
+
 void rs_engine_init(rs_engine *eng)
 {
     memset(eng, 0, sizeof *eng);
@@ -28,6 +30,29 @@ int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
     if (!period_ns)
         return rs_fail(err, RS_EINPUT, "a periodic timer needs a period > 0");
     return rs_evq_push(&eng->q, first_ns, period_ns, fn, ctx, err);
+}
+
+void rs_engine_hold(rs_engine *eng)
+{
+    eng->held = 1;
+}
+
+void rs_engine_release_hold(rs_engine *eng)
+{
+    eng->held = 0;
+}
+
+/* Fire events until the handler releases its hold on the stream. */
+static int wait_for_release(rs_engine *eng, rs_err *err)
+{
+    while (eng->held) {
+        if (!eng->pending)
+            return rs_fail(err, RS_EINTERNAL, "the daemon holds the trace with no work pending");
+        int rc = fire_until(eng, rs_evq_next_ns(&eng->q), err);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 void rs_engine_abort(rs_engine *eng, const rs_err *why)
@@ -85,7 +110,13 @@ int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn
         tail++;
     }
     while (head < tail) {
-        const rs_rec *rec = &ring[head & MASK];
+        rs_rec *rec = &ring[head & MASK];
+        if (__builtin_expect(eng->held, 0)) {
+            if ((rc = wait_for_release(eng, err)))
+                return rc;
+            if (rec->t_ns < eng->now_ns)
+                rec->t_ns = eng->now_ns;
+        }
         if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err)))
             return rc;
         if (prefetch && head + MID < tail)

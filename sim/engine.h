@@ -28,6 +28,7 @@ typedef struct rs_engine {
     uint64_t events;    /* trace records handled */
     uint64_t timer_events; /* timer callbacks fired */
     uint64_t pending;   /* one-shot events (rs_engine_at) not yet fired */
+    int held;           /* the record handler holds the stream (rs_engine_hold) */
     int stopped;        /* a callback failed: the loop stops */
     rs_err error;       /* why, when stopped */
 } rs_engine;
@@ -58,6 +59,13 @@ int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
 int rs_engine_observe_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
                             rs_event_fn fn, void *ctx, rs_err *err);
 
+/* Back-pressure for closed-loop clients: after rs_engine_hold the loop
+ * hands out no more records, only events, until some event calls
+ * rs_engine_release_hold; the next record then runs at max(its time, now)
+ * (its t_ns is raised to now).  Holding with no one-shot event pending
+ * would wait forever: the run fails instead. */
+void rs_engine_hold(rs_engine *eng);
+void rs_engine_release_hold(rs_engine *eng);
 /* Stop the run with an error; for timer callbacks, which return nothing. */
 void rs_engine_abort(rs_engine *eng, const rs_err *why);
 

@@ -89,8 +89,69 @@ static void test_work_keeps_run_alive(int chain, uint64_t tail_ns)
     unlink(path);
 }
 
+/* A closed loop of depth 1: each record holds the stream until its op,
+ * taking 3 s, completes; records then run at the completion times. */
+typedef struct loop {
+    rs_engine *eng;
+    uint64_t seen_ns[4];
+    unsigned n;
+} loop;
+
+static void on_done(void *p, uint64_t now_ns)
+{
+    (void)now_ns;
+    rs_engine_release_hold(((loop *)p)->eng);
+}
+
+static int on_rec_hold(void *p, const rs_rec *rec, rs_err *err)
+{
+    loop *l = p;
+    l->seen_ns[l->n++] = rec->t_ns;
+    rs_engine_hold(l->eng);
+    return rs_engine_at(l->eng, rec->t_ns + 3000000000ull, on_done, l, err);
+}
+
+static int on_rec_hold_forever(void *p, const rs_rec *rec, rs_err *err)
+{
+    (void)rec;
+    (void)err;
+    rs_engine_hold(((loop *)p)->eng);
+    return 0;
+}
+
+static void test_hold(void)
+{
+    char path[512];
+    rs_engine eng;
+    rs_trace *tr = NULL;
+    rs_err err = { 0 };
+    loop l = { .eng = &eng };
+    uint64_t end_ns = 0;
+
+    CHECK(write_trace(path, sizeof path) != NULL);
+    rs_engine_init(&eng);
+    CHECK(rs_trace_open(&tr, path, &err) == 0);
+    CHECK(rs_engine_run(&eng, tr, on_rec_hold, NULL, &l, 0, &end_ns, &err) == 0);
+    CHECK_EQ_U64(l.n, 2);
+    CHECK_EQ_U64(l.seen_ns[0], 1000000);
+    CHECK_EQ_U64(l.seen_ns[1], 3001000000ull); /* after the first op, not at 2 s */
+    CHECK_EQ_U64(end_ns, 6001000000ull + 1);
+    rs_trace_close(tr);
+    rs_engine_release(&eng);
+
+    /* holding with nothing scheduled is an error, not a hang */
+    rs_engine_init(&eng);
+    l = (loop){ .eng = &eng };
+    CHECK(rs_trace_open(&tr, path, &err) == 0);
+    CHECK(rs_engine_run(&eng, tr, on_rec_hold_forever, NULL, &l, 0, &end_ns, &err) == RS_EINTERNAL);
+    rs_trace_close(tr);
+    rs_engine_release(&eng);
+    unlink(path);
+}
+
 int main(void)
 {
+    test_hold();
     test_work_keeps_run_alive(0, 0);
     test_work_keeps_run_alive(1, 0);
     test_work_keeps_run_alive(1, 3000000000ull);
