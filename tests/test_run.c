@@ -150,6 +150,64 @@ static void test_determinism(void)
     rs_config_free(cfg);
 }
 
+/* A GET/SET/DEL mix over 5000 keys, each key written as map(key). */
+static void write_mix(const char *path, uint64_t (*map)(uint64_t))
+{
+    rs_trace_writer *w;
+    rs_err err;
+    uint64_t x = 12345;
+    if (rs_trace_writer_open(&w, path, "binary", "kv", &err))
+        exit(1);
+    for (uint64_t i = 0; i < 200000; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        uint64_t r = x >> 33, k = (r % 5000) * (r % 5000) / 5000; /* skewed to small keys */
+        unsigned op = r % 20 < 16 ? RS_OP_GET : r % 20 < 19 ? RS_OP_SET : RS_OP_DEL;
+        rs_rec rec = { .t_ns = i * 10000, .key = map(k), .size_bytes = 100 + (k * 37) % 3000,
+                       .op = (uint8_t)op };
+        if (rs_trace_write(w, &rec, &err))
+            exit(1);
+    }
+    if (rs_trace_writer_close(w, &err))
+        exit(1);
+}
+
+static uint64_t key_small(uint64_t k) { return k; }
+static uint64_t key_boundary(uint64_t k) { return 0x7ffffffeull - 2500 + k; } /* half each way */
+static uint64_t key_hashed(uint64_t k) { return k * 0x9e3779b97f4a7c15ull | (1ull << 63); }
+
+/* The key table stores small keys as themselves and others by a hash
+ * fingerprint; which one must not change any result. */
+static void test_key_encodings(void)
+{
+    static const char *kv[] = { "alloc=jemalloc", "layout=kv-map", "trim=periodic",
+                                "kv_cache_limit=2M", "sample_interval=20ms", NULL };
+    uint64_t (*maps[])(uint64_t) = { key_small, key_boundary, key_hashed };
+    rs_result res[3];
+    rs_err err;
+    char path[600];
+    rs_config *cfg = config(kv);
+
+    snprintf(path, sizeof path, "%s.mix", trace_path);
+    for (int m = 0; m < 3; m++) {
+        write_mix(path, maps[m]);
+        rs_result_init(&res[m]);
+        CHECK_MSG(rs_run_execute(path, cfg, &res[m], NULL, &err) == 0, "%s", err.msg);
+    }
+    CHECK(metric(&res[0], "trimmed_items_count") > 1000);
+    for (int m = 1; m < 3; m++) {
+        CHECK(res[m].nsamples == res[0].nsamples &&
+              memcmp(res[m].samples, res[0].samples, res[0].nsamples * sizeof *res[0].samples) == 0);
+        int same = res[m].nmetrics == res[0].nmetrics;
+        for (size_t i = 0; same && i < res[0].nmetrics; i++)
+            same = res[m].metrics[i].value == res[0].metrics[i].value;
+        CHECK_MSG(same, "key encoding %d changes the metrics", m);
+    }
+    for (int m = 0; m < 3; m++)
+        rs_result_release(&res[m]);
+    unlink(path);
+    rs_config_free(cfg);
+}
+
 /* Pinned objects survive every trim; unpinned, they go like the rest. */
 static void test_pinning(void)
 {
@@ -240,6 +298,7 @@ int main(void)
     test_periodic_excess();
     test_on_insert_excess();
     test_determinism();
+    test_key_encodings();
     test_pinning();
     test_wrong_daemon_and_bad_values();
     unlink(trace_path);

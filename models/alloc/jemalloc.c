@@ -78,6 +78,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/mem.h"
+
 /* ---- size classes (jemalloc 5.3.0 include/jemalloc/internal/sc.h, src/sc.c) */
 
 enum {
@@ -479,7 +481,7 @@ static int grow(void **arr, uint32_t *cap, uint64_t need, size_t elem_bytes)
         ncap *= 2;
     if (ncap > UINT32_MAX)
         ncap = UINT32_MAX;
-    void *p = realloc(*arr, (size_t)ncap * elem_bytes);
+    void *p = rs_mem_realloc(*arr, (size_t)ncap * elem_bytes);
     if (!p)
         return -1;
     *arr = p;
@@ -1553,9 +1555,9 @@ static void destroy(void *state)
     for (unsigned i = 0; i < THREAD_SLOTS; i++)
         free(st->threads[i]);
     free(st->arenas);
-    free(st->pages);
-    free(st->exts);
-    free(st->words);
+    rs_mem_free(st->pages);
+    rs_mem_free(st->exts);
+    rs_mem_free(st->words);
     free(st);
 }
 

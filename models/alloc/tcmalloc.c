@@ -50,6 +50,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/mem.h"
+
 /* ---- constants (gperftools-2.10 src/common.h, page_heap.h, ...) -------- */
 
 enum {
@@ -303,7 +305,7 @@ static int grow(void **arr, uint32_t *cap, uint64_t need, size_t elem_bytes, uin
         ncap *= 2;
     if (ncap > UINT32_MAX - 1)
         ncap = UINT32_MAX - 1;
-    void *p = realloc(*arr, (size_t)ncap * elem_bytes);
+    void *p = rs_mem_realloc(*arr, (size_t)ncap * elem_bytes);
     if (!p)
         return -1;
     *arr = p;
@@ -1170,15 +1172,15 @@ static void destroy(void *state)
     tc_state *st = state;
     if (!st)
         return;
-    free(st->pmap);
-    free(st->osp);
-    free(st->spans);
-    free(st->large_normal.keys);
-    free(st->large_returned.keys);
-    free(st->links);
-    free(st->chunk_span);
-    free(st->threads);
-    free(st->thread_index);
+    rs_mem_free(st->pmap);
+    rs_mem_free(st->osp);
+    rs_mem_free(st->spans);
+    rs_mem_free(st->large_normal.keys);
+    rs_mem_free(st->large_returned.keys);
+    rs_mem_free(st->links);
+    rs_mem_free(st->chunk_span);
+    rs_mem_free(st->threads);
+    rs_mem_free(st->thread_index);
     free(st);
 }
 
@@ -1302,7 +1304,7 @@ static int reserve(tc_state *st, unsigned cl, uint32_t npages)
             grow((void **)&st->chunk_span, &c1, need, sizeof *st->chunk_span, 64))
             return -1;
         if (c1 != st->chunks_cap) {
-            void *p = realloc(st->links, ((size_t)c1 << CHUNK_SHIFT) * sizeof *st->links);
+            void *p = rs_mem_realloc(st->links, ((size_t)c1 << CHUNK_SHIFT) * sizeof *st->links);
             if (!p)
                 return -1; /* chunk_span is larger than needed: harmless */
             st->links = p;
@@ -1317,7 +1319,7 @@ static int reserve(tc_state *st, unsigned cl, uint32_t npages)
         uint32_t c1 = st->pmap_cap;
         if (grow((void **)&st->pmap, &c1, need, sizeof *st->pmap, 1024))
             return -1;
-        void *p = realloc(st->osp, (size_t)c1 * OS_PER_PAGE * sizeof *st->osp);
+        void *p = rs_mem_realloc(st->osp, (size_t)c1 * OS_PER_PAGE * sizeof *st->osp);
         if (!p)
             return -1;
         st->osp = p;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "../../sim/mem.h"
 
 #define NIL UINT32_MAX
 
@@ -41,8 +42,8 @@ static int lru_create(const rs_config *cfg, void **r_state, rs_err *err)
 static void lru_destroy(void *state)
 {
     lru *l = state;
-    free(l->ln);
-    free(l->pinned);
+    rs_mem_free(l->ln);
+    rs_mem_free(l->pinned);
     free(l);
 }
 
@@ -53,11 +54,11 @@ static int reserve(lru *l, rs_oid id, rs_err *err)
     uint32_t cap = l->cap ? l->cap : 1024;
     while (cap <= id)
         cap *= 2;
-    link *p = realloc(l->ln, (size_t)cap * sizeof *p);
+    link *p = rs_mem_realloc(l->ln, (size_t)cap * sizeof *p);
     if (!p)
         return rs_fail(err, RS_ENOMEM, "out of memory for an lru of %u", cap);
     l->ln = p;
-    uint8_t *b = realloc(l->pinned, cap / 8);
+    uint8_t *b = rs_mem_realloc(l->pinned, cap / 8);
     if (!b)
         return rs_fail(err, RS_ENOMEM, "out of memory for an lru of %u", cap);
     memset(b + l->cap / 8, 0, (cap - l->cap) / 8);

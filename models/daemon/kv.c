@@ -7,9 +7,11 @@
  *
  * Keys are found through an open-addressing table (linear probing,
  * backward-shift deletion, load <= 3/4) whose 8-byte slots hold the object id
- * and 32 bits of the key's hash: a probe compares the tag in the slot and
- * reads the object table only to confirm a match, so a lookup costs about
- * one cache miss.  11 to 21 bytes per object.
+ * and a 32-bit fingerprint: the key itself when it is below 2^31 - 1 (keys
+ * of generated traces are), else a flag bit and 31 bits of the key's hash.
+ * A probe compares fingerprints and reads the object table only to confirm
+ * a hashed one, so a hit on a small key costs one cache miss for its slot
+ * and none for its object.  11 to 21 bytes per object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 #include "../../sim/registry.h"
 #include "daemon.h"
 #include "../../sim/hash.h"
+#include "../../sim/mem.h"
 
 typedef struct kv {
     rs_objects objs;
@@ -46,15 +49,32 @@ static const rs_param params[] = {
 };
 
 #define SLOT_ID(s) ((uint32_t)(s) - 1)
-#define SLOT_TAG(h) ((h) >> 32)
+#define SLOT_FP(s) ((s) >> 32)
+#define FP_HASHED (1ull << 31)
+#define SMALL_KEY_MAX (FP_HASHED - 2)
+/* A key's home is bits 33..63 of its hash.  A hashed fingerprint carries
+ * those bits, a small key is its own fingerprint, so moving or re-homing a
+ * slot (backward-shift deletion, rehash) never reads the object table. */
+#define HOME_OF_HASH(h) ((h) >> 33)
+
+static inline uint64_t fingerprint(uint64_t key, uint64_t h)
+{
+    return key <= SMALL_KEY_MAX ? key + 1 : FP_HASHED | HOME_OF_HASH(h);
+}
+
+static inline uint64_t slot_home(const kv *k, uint64_t s)
+{
+    uint64_t fp = SLOT_FP(s);
+    return (fp & FP_HASHED ? fp & ~FP_HASHED : HOME_OF_HASH(rs_hash64(fp - 1))) & k->mask;
+}
 
 /* Slot holding key (whose hash is h), or the empty slot where it would go. */
 static inline uint64_t probe_h(const kv *k, uint64_t key, uint64_t h)
 {
-    uint64_t i = h & k->mask, tag = SLOT_TAG(h);
+    uint64_t fp = fingerprint(key, h), i = HOME_OF_HASH(h) & k->mask;
     for (;;) {
         uint64_t s = k->slots[i];
-        if (!s || ((s >> 32) == tag && k->objs.obj[SLOT_ID(s)].key == key))
+        if (!s || (SLOT_FP(s) == fp && (!(fp & FP_HASHED) || k->objs.obj[SLOT_ID(s)].key == key)))
             return i;
         i = (i + 1) & k->mask;
     }
@@ -69,7 +89,7 @@ static int rehash(kv *k, uint64_t nslots, rs_err *err)
 {
     uint64_t *old = k->slots;
     uint64_t oldn = old ? k->mask + 1 : 0;
-    uint64_t *slots = calloc(nslots, sizeof *slots);
+    uint64_t *slots = nslots <= FP_HASHED ? rs_mem_calloc(nslots * sizeof *slots) : NULL; /* slot_home */
 
     if (!slots)
         return rs_fail(err, RS_ENOMEM, "out of memory for %llu key slots", (unsigned long long)nslots);
@@ -77,13 +97,13 @@ static int rehash(kv *k, uint64_t nslots, rs_err *err)
     k->mask = nslots - 1;
     for (uint64_t i = 0; i < oldn; i++) {
         if (old[i]) {
-            uint64_t j = (rs_hash64(k->objs.obj[SLOT_ID(old[i])].key)) & k->mask;
+            uint64_t j = slot_home(k, old[i]);
             while (k->slots[j])
                 j = (j + 1) & k->mask;
             k->slots[j] = old[i];
         }
     }
-    free(old);
+    rs_mem_free(old);
     return 0;
 }
 
@@ -96,7 +116,7 @@ static void slot_delete(kv *k, uint64_t i)
         uint64_t s = k->slots[j];
         if (!s)
             break;
-        uint64_t home = rs_hash64(k->objs.obj[SLOT_ID(s)].key) & k->mask;
+        uint64_t home = slot_home(k, s);
         /* move s to i if its home is not cyclically in (i, j] */
         if (((j - home) & k->mask) >= ((j - i) & k->mask)) {
             k->slots[i] = s;
@@ -141,7 +161,7 @@ static void trim_prefetch(const kv *k, rs_oid id, int stage)
             k->cache.ops->prefetch(k->cache.state, id, 0);
         rs_objects_prefetch(&k->objs, id, 0);
     } else if (stage == 1) {
-        __builtin_prefetch(&k->slots[rs_hash64(k->objs.obj[id].key) & k->mask]);
+        __builtin_prefetch(&k->slots[HOME_OF_HASH(rs_hash64(k->objs.obj[id].key)) & k->mask]);
         rs_objects_prefetch(&k->objs, id, 1);
     } else {
         rs_objects_prefetch(&k->objs, id, 2);
@@ -204,7 +224,7 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
         rs_objects_del(&k->objs, id, rec->thread, rec->t_ns);
         return rc;
     }
-    k->slots[slot] = (SLOT_TAG(h) << 32) | ((uint64_t)id + 1);
+    k->slots[slot] = (fingerprint(rec->key, h) << 32) | ((uint64_t)id + 1);
     k->nkeys++;
     if (k->objs.accounted_bytes > k->accounted_peak_bytes)
         k->accounted_peak_bytes = k->objs.accounted_bytes;
@@ -278,14 +298,21 @@ static void kv_prefetch(void *state, const rs_rec *rec, int stage)
 {
     const kv *k = state;
     uint64_t h = rs_hash64(rec->key);
+    uint64_t i = HOME_OF_HASH(h) & k->mask, s, fp = fingerprint(rec->key, h);
     if (stage == 0) {
-        __builtin_prefetch(&k->slots[h & k->mask]);
+        __builtin_prefetch(&k->slots[i]);
         return;
     }
-    uint64_t s = k->slots[h & k->mask];
-    if (!s || (s >> 32) != SLOT_TAG(h))
-        return;
-    if (stage == 1)
+    /* the key's slot: the first with its fingerprint along the probe
+     * sequence, looked for within the home slot's cache line and the next */
+    for (unsigned n = 0;; n++, i = (i + 1) & k->mask) {
+        s = k->slots[i];
+        if (!s || n == 16)
+            return;
+        if (SLOT_FP(s) == fp)
+            break;
+    }
+    if (stage == 1 && ((fp & FP_HASHED) || rec->op != RS_OP_GET)) /* a small key's GET hit needs no object */
         __builtin_prefetch(&k->objs.obj[SLOT_ID(s)]);
     if (k->cache.ops->prefetch)
         k->cache.ops->prefetch(k->cache.state, SLOT_ID(s), stage - 1);
@@ -300,7 +327,7 @@ static void kv_destroy(void *state)
     if (k->cache.ops)
         k->cache.ops->destroy(k->cache.state);
     rs_objects_release(&k->objs);
-    free(k->slots);
+    rs_mem_free(k->slots);
     free(k);
 }
 

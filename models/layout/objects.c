@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/mem.h"
 #include "../../sim/registry.h"
 
 #define FREE_SLOT UINT32_MAX
@@ -30,8 +31,8 @@ void rs_objects_release(rs_objects *o)
     if (!o->layout.ops)
         return;
     o->layout.ops->destroy(o->layout.state);
-    free(o->obj);
-    free(o->addr);
+    rs_mem_free(o->obj);
+    rs_mem_free(o->addr);
     memset(o, 0, sizeof *o);
 }
 
@@ -40,11 +41,11 @@ static int grow(rs_objects *o, rs_err *err)
     uint32_t cap = o->cap ? o->cap * 2 : 1024;
     if (cap <= o->cap || cap == FREE_SLOT)
         return rs_fail(err, RS_ENOMEM, "more than %u live objects", o->cap);
-    rs_obj *obj = realloc(o->obj, (size_t)cap * sizeof *obj);
+    rs_obj *obj = rs_mem_realloc(o->obj, (size_t)cap * sizeof *obj);
     if (!obj)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
     o->obj = obj;
-    rs_addr *addr = realloc(o->addr, (size_t)cap * o->max_parts * sizeof *addr);
+    rs_addr *addr = rs_mem_realloc(o->addr, (size_t)cap * o->max_parts * sizeof *addr);
     if (!addr)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
     o->addr = addr;

@@ -1,0 +1,94 @@
+/* mem.c — large arrays on transparent huge pages; see mem.h. */
+#include "mem.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_BYTES ((size_t)2 << 20)
+#define HDR_BYTES ((size_t)64) /* keeps the array cache-line aligned */
+
+/* The header in front of every block: its usable size, and the size of its
+ * mapping (0 when it came from malloc). */
+typedef struct hdr {
+    size_t bytes;
+    size_t mapped;
+} hdr;
+
+static hdr *hdr_of(void *p)
+{
+    return (hdr *)((char *)p - HDR_BYTES);
+}
+
+/* A zeroed, 2 MiB-aligned mapping of len bytes (a multiple of 2 MiB). */
+static void *map_huge(size_t len)
+{
+    size_t span = len + HUGE_BYTES;
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    char *start = (char *)(((uintptr_t)raw + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
+    if (start > raw)
+        munmap(raw, (size_t)(start - raw));
+    if (start + len < raw + span)
+        munmap(start + len, (size_t)(raw + span - (start + len)));
+#ifdef MADV_HUGEPAGE
+    madvise(start, len, MADV_HUGEPAGE); /* a hint: failure only costs speed */
+#endif
+    return start;
+}
+
+static void *block_new(size_t bytes)
+{
+    hdr *h;
+    size_t total = bytes + HDR_BYTES;
+
+    if (total < bytes)
+        return NULL;
+    if (total >= HUGE_BYTES) {
+        size_t len = (total + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
+        if (len < total || !(h = map_huge(len)))
+            return NULL;
+        h->mapped = len;
+    } else {
+        if (!(h = calloc(1, total)))
+            return NULL;
+        h->mapped = 0;
+    }
+    h->bytes = bytes;
+    return (char *)h + HDR_BYTES;
+}
+
+void *rs_mem_calloc(size_t bytes)
+{
+    return block_new(bytes);
+}
+
+void *rs_mem_realloc(void *p, size_t bytes)
+{
+    if (!p)
+        return block_new(bytes);
+    hdr *h = hdr_of(p);
+    if (bytes <= h->bytes || (h->mapped && bytes + HDR_BYTES <= h->mapped)) {
+        h->bytes = bytes > h->bytes ? bytes : h->bytes;
+        return p;
+    }
+    void *q = block_new(bytes);
+    if (!q)
+        return NULL;
+    memcpy(q, p, h->bytes);
+    rs_mem_free(p);
+    return q;
+}
+
+void rs_mem_free(void *p)
+{
+    if (!p)
+        return;
+    hdr *h = hdr_of(p);
+    if (h->mapped)
+        munmap(h, h->mapped);
+    else
+        free(h);
+}

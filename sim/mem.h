@@ -1,0 +1,24 @@
+/*
+ * mem.h — the simulator's large arrays, on transparent huge pages.
+ *
+ * A replay is bound by memory latency: every record touches a few random
+ * entries of arrays of tens to hundreds of megabytes (key slots, object
+ * records, LRU links, the allocator models' page and slab tables).  On 4 KiB
+ * pages each of those touches also misses the TLB; Debian's kernels give huge
+ * pages only to memory that asks for them (transparent_hugepage=madvise).
+ * Arrays of 2 MiB or more are therefore mapped 2 MiB-aligned and advised
+ * MADV_HUGEPAGE before they are touched; smaller ones come from malloc.
+ * Contents are kept on resize, as with realloc; rs_mem_calloc's are zero.
+ * A block remembers its own size: free it with rs_mem_free only.
+ */
+#ifndef RS_MEM_H
+#define RS_MEM_H
+
+#include <stddef.h>
+
+void *rs_mem_calloc(size_t bytes);
+/* p may be NULL; on failure NULL is returned and p is untouched. */
+void *rs_mem_realloc(void *p, size_t bytes);
+void rs_mem_free(void *p);
+
+#endif
