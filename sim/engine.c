@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "../traces/readahead.h"
+
 static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err);
 
 void rs_engine_init(rs_engine *eng)
@@ -92,8 +94,8 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
     return 0;
 }
 
-int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn prefetch,
-                  void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err)
+static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
+               rs_prefetch_fn prefetch, void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err)
 {
     enum { N = RS_ENGINE_LOOKAHEAD, MASK = N - 1, MID = N / 2, NEAR = N / 4 };
     _Static_assert((N & MASK) == 0, "lookahead must be a power of two");
@@ -103,20 +105,20 @@ int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn
     uint64_t last_ns = 0, head = 0, tail = 0; /* records [head, tail) are buffered */
     int read_rc = 1, rc;
 
-    while (tail - head < N && (read_rc = rs_trace_next(tr, &ring[tail & MASK], &read_err)) == 1) {
-        line[tail & MASK] = rs_trace_line(tr);
+    while (tail - head < N && (read_rc = rs_readahead_next(ra, &ring[tail & MASK], &read_err)) == 1) {
+        line[tail & MASK] = rs_readahead_line(ra);
         if (prefetch)
             prefetch(ctx, &ring[tail & MASK], 0);
         tail++;
     }
     while (head < tail) {
         rs_rec *rec = &ring[head & MASK];
-        if (__builtin_expect(eng->held, 0)) {
-            if ((rc = wait_for_release(eng, err)))
-                return rc;
-            if (rec->t_ns < eng->now_ns)
-                rec->t_ns = eng->now_ns;
-        }
+        if (__builtin_expect(eng->held, 0) && (rc = wait_for_release(eng, err)))
+            return rc;
+        /* after a hold the clock is past the stream's times (a closed loop
+         * writes t_ns 0): every later record runs at now, never before */
+        if (rec->t_ns < eng->now_ns)
+            rec->t_ns = eng->now_ns;
         if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err)))
             return rc;
         if (prefetch && head + MID < tail)
@@ -132,8 +134,8 @@ int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn
             return rc;
         }
         head++;
-        if (read_rc == 1 && (read_rc = rs_trace_next(tr, &ring[tail & MASK], &read_err)) == 1) {
-            line[tail & MASK] = rs_trace_line(tr);
+        if (read_rc == 1 && (read_rc = rs_readahead_next(ra, &ring[tail & MASK], &read_err)) == 1) {
+            line[tail & MASK] = rs_readahead_line(ra);
             if (prefetch)
                 prefetch(ctx, &ring[tail & MASK], 0);
             tail++;
@@ -162,4 +164,18 @@ int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn
     if (r_end_ns)
         *r_end_ns = end_ns;
     return 0;
+}
+
+/* The trace is decoded on a second thread (traces/readahead.h) while this
+ * one runs the models. */
+int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn prefetch,
+                  void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err)
+{
+    rs_readahead *ra;
+    int rc = rs_readahead_start(&ra, tr, err);
+    if (rc)
+        return rc;
+    rc = run(eng, tr, ra, on_rec, prefetch, ctx, tail_ns, r_end_ns, err);
+    rs_readahead_stop(ra);
+    return rc;
 }
