@@ -26,6 +26,10 @@ typedef struct rs_trim_target {
      * accounted bytes freed to *r_bytes. */
     uint64_t (*trim_to)(void *ctx, uint64_t target_bytes, uint64_t max_items,
                         uint64_t now_ns, uint64_t *r_bytes);
+    /* Optional (NULL: not known): the process heap's mapped bytes as the
+     * allocator reports them (tcmalloc heap_size - unmapped), which the
+     * autotune policy steers by. */
+    uint64_t (*mapped_bytes)(void *ctx);
 } rs_trim_target;
 
 typedef struct rs_trim_stats {

@@ -69,6 +69,22 @@ int rs_cli_mkdir_parent(const char *path, rs_err *err)
     return 0;
 }
 
+const char *rs_cli_format_for_name(const char *path)
+{
+    static const char *const zip[] = { ".gz", ".zst" }, *const text[] = { ".tsv", ".txt" };
+    size_t n = strlen(path);
+
+    for (size_t i = 0; i < 2; i++) {
+        size_t k = strlen(zip[i]);
+        if (n > k && !strcmp(path + n - k, zip[i]))
+            n -= k;
+    }
+    for (size_t i = 0; i < 2; i++)
+        if (n > 4 && !strncmp(path + n - 4, text[i], 4))
+            return "text";
+    return "binary";
+}
+
 long long rs_cli_parse_id(const char *s)
 {
     char *end;

@@ -29,6 +29,9 @@ const char *rs_cli_default_db(void);
 const char *rs_cli_scripts_dir(void);
 /* Make every missing folder of path's parent (like mkdir -p dirname). */
 int rs_cli_mkdir_parent(const char *path, rs_err *err);
+/* The trace format an output name asks for: "text" when it ends (before
+ * any .gz/.zst) in .tsv or .txt, else "binary". */
+const char *rs_cli_format_for_name(const char *path);
 /* A positive decimal run or sweep id; 0 when s is not one. */
 long long rs_cli_parse_id(const char *s);
 /* Monotonic wall-clock nanoseconds (the CLI may read clocks; the library may not). */

@@ -52,23 +52,6 @@ static void gen_help(const rs_gen_ops *g)
     }
 }
 
-/* text when the name (minus .gz/.zst) ends in .tsv or .txt, else binary. */
-static const char *format_for_name(const char *path)
-{
-    static const char *const zip[] = { ".gz", ".zst" }, *const text[] = { ".tsv", ".txt" };
-    size_t n = strlen(path);
-
-    for (size_t i = 0; i < 2; i++) {
-        size_t k = strlen(zip[i]);
-        if (n > k && !strcmp(path + n - k, zip[i]))
-            n -= k;
-    }
-    for (size_t i = 0; i < 2; i++)
-        if (n > 4 && !strncmp(path + n - 4, text[i], 4))
-            return "text";
-    return "binary";
-}
-
 static int is_help(const char *a)
 {
     return !strcmp(a, "-h") || !strcmp(a, "--help");
@@ -82,7 +65,7 @@ int cmd_gen(int argc, char **argv)
     rs_config *cfg = NULL;
     rs_trace_writer *w = NULL;
     rs_err err = { 0 };
-    char cmd[96];
+    char cmd[96], summary[512];
     int rc, status = 0;
 
     if (argc < 2) {
@@ -154,17 +137,21 @@ int cmd_gen(int argc, char **argv)
         goto out;
     }
     if (!format)
-        format = format_for_name(out);
+        format = rs_cli_format_for_name(out);
     if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
         (rc = rs_config_validate(cfg, &err)) || (rc = rs_cli_mkdir_parent(out, &err)) ||
         (rc = rs_trace_writer_open(&w, out, format, g->daemon, &err)))
         goto fail;
-    if ((rc = g->generate(cfg, w, &err))) {
+    summary[0] = '\0';
+    if ((rc = g->generate_summary ? g->generate_summary(cfg, w, summary, sizeof summary, &err)
+                                  : g->generate(cfg, w, &err))) {
         rs_trace_writer_abort(w);
         goto fail;
     }
     if ((rc = rs_trace_writer_close(w, &err)))
         goto fail;
+    if (summary[0])
+        fprintf(stderr, "rssim gen %s: %s\n", g->name, summary);
     goto out;
 fail:
     status = rs_cli_report(&err);

@@ -1,5 +1,6 @@
 /*
- * cmd_plot.c — `rssim plot timeseries|overshoot`: stored runs to PNG or SVG.
+ * cmd_plot.c — `rssim plot timeseries|overshoot|breakdown|validate|latency|
+ * interval`: stored runs to PNG or SVG.
  *
  * The C side only reads the store, writes plain data files next to the
  * output (NAME.dat: a header row of column names, then numbers; several
@@ -28,11 +29,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../config.h"
 #include "../result.h"
 #include "../store.h"
 #include "cli.h"
 
 #define VARS_CAP 8192
+
+/* What the command line named: the --run ids, the --sweep, the --key. */
+typedef struct plot_args {
+    const int64_t *runs;
+    size_t nruns;
+    int64_t sweep; /* 0 when not given */
+    const char *key; /* NULL when not given */
+} plot_args;
 
 typedef struct plot_kind {
     const char *name;
@@ -41,11 +51,20 @@ typedef struct plot_kind {
     const char *summary;
     /* Write the data file(s) and append the kind's gnuplot variables. */
     int (*write)(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
+    /* Instead of write, for kinds taking several runs or a --key: runs_or_sweep
+     * 1 = --run ID (repeatable) or --sweep ID, 0 = --sweep ID only; takes_key:
+     * --key is allowed. */
+    int (*write_args)(rs_store *st, const plot_args *a, const char *dat, char *vars, rs_err *err);
+    int runs_or_sweep, takes_key;
 } plot_kind;
 
 static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
 static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
+static int latency_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                         rs_err *err);
+static int interval_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                          rs_err *err);
 
 static const plot_kind kinds[] = {
     { .name = "timeseries", .per_sweep = 0, .template = "timeseries.gp",
@@ -62,6 +81,15 @@ static const plot_kind kinds[] = {
       .summary = "one validation (--run the measured run): predicted and measured resident\n"
                  "              and allocated bytes over virtual time",
       .write = validate_write },
+    { .name = "latency", .per_sweep = 0, .template = "latency.gp",
+      .summary = "runs or a sweep (osd): the op latency CDF of each run, from its\n"
+                 "              latency_p<q>_ns metrics",
+      .write_args = latency_write, .runs_or_sweep = 1 },
+    { .name = "interval", .per_sweep = 1, .template = "interval.gp",
+      .summary = "one sweep (osd): peak rss/limit and IOPS against the trim interval\n"
+                 "              (--key, default bluestore_cache_trim_interval), one line per\n"
+                 "              value of the other varied keys",
+      .write_args = interval_write, .takes_key = 1 },
 };
 
 static void usage(FILE *f)
@@ -70,14 +98,19 @@ static void usage(FILE *f)
             "usage: rssim plot timeseries --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
             "       rssim plot breakdown  --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
             "       rssim plot overshoot  --sweep ID [--db PATH] -o out/NAME.png|.svg|.txt\n"
-            "       rssim plot validate   --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n\n");
+            "       rssim plot validate   --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot latency    --run ID [--run ID ...] | --sweep ID [--db PATH]\n"
+            "                             -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot interval   --sweep ID [--key KEY] [--db PATH] -o out/NAME.png|.svg|.txt\n\n");
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         fprintf(f, "  %-11s %s\n", kinds[i].name, kinds[i].summary);
     fprintf(f,
             "\nOnly runs that are done are drawn.  The data goes to NAME.dat beside the\n"
             "output; the drawing is scripts/<kind>.gp (gnuplot; Debian package gnuplot-nox).\n\n"
-            "      --run ID      the run (timeseries, breakdown; validate: the measured run)\n"
-            "      --sweep ID    the sweep (overshoot)\n"
+            "      --run ID      the run (timeseries, breakdown; validate: the measured run;\n"
+            "                    latency: repeat it for several curves)\n"
+            "      --sweep ID    the sweep (overshoot, interval; latency: its done runs)\n"
+            "      --key KEY     interval: the swept trim interval key (a duration)\n"
             "      --db PATH     SQLite database (default %s)\n"
             "  -o, --output F    the image: .png (pngcairo), .svg, or .txt (text, for a\n"
             "                    terminal or a README); its folder is created\n"
@@ -546,6 +579,370 @@ out:
     return rc;
 }
 
+/* ---- latency: the op latency CDF of runs, from their latency_p<q>_ns ---- */
+
+/* The done runs to draw: the --run ids (each must be done) or the done
+ * runs of --sweep in point order.  *r_ids is malloc'd. */
+static int runs_of(rs_store *st, const plot_args *a, int64_t **r_ids, size_t *r_n, rs_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    size_t n = 0, cap = a->nruns ? a->nruns : 16;
+    int64_t *ids = malloc(cap * sizeof *ids);
+    char status[16];
+    int rc = 0;
+
+    if (!ids)
+        return rs_fail(err, RS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < a->nruns; i++) {
+        if ((rc = rs_store_run_status(st, a->runs[i], status, err)))
+            goto out;
+        if (strcmp(status, "done") != 0) {
+            rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is %s, not done: nothing to plot",
+                         a->runs[i], rs_store_path(st), status);
+            goto out;
+        }
+        ids[n++] = a->runs[i];
+    }
+    if (a->sweep) {
+        if ((rc = rs_store_sweep_check(st, a->sweep, err)))
+            goto out;
+        if (sqlite3_prepare_v2(rs_store_db(st), "SELECT id FROM runs WHERE sweep_id = ?1 AND "
+                               "status = 'done' ORDER BY point_index", -1, &s, NULL) != SQLITE_OK) {
+            rc = db_fail(st, err, "cannot read the runs of the sweep");
+            goto out;
+        }
+        sqlite3_bind_int64(s, 1, a->sweep);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+            if (n == cap) {
+                int64_t *more = realloc(ids, 2 * cap * sizeof *ids);
+                if (!more) {
+                    rc = rs_fail(err, RS_ENOMEM, "out of memory");
+                    goto out;
+                }
+                ids = more;
+                cap *= 2;
+            }
+            ids[n++] = sqlite3_column_int64(s, 0);
+        }
+        rc = rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot read the runs of the sweep");
+        if (!rc && n == 0)
+            rc = rs_fail(err, RS_EINPUT, "sweep %" PRId64 " in '%s' has no done runs: nothing to "
+                         "plot", a->sweep, rs_store_path(st));
+    }
+out:
+    sqlite3_finalize(s);
+    if (rc) {
+        free(ids);
+        return rc;
+    }
+    *r_ids = ids;
+    *r_n = n;
+    return 0;
+}
+
+/* A curve's title: "run N: LABEL" when the run has a label, else "run N:"
+ * and the params whose values differ among the n runs, else "run N". */
+static int run_title(rs_store *st, int64_t id, const int64_t *ids, size_t n, char *title,
+                     size_t cap, rs_err *err)
+{
+    sqlite3 *db = rs_store_db(st);
+    sqlite3_stmt *s = NULL;
+    char *sql = NULL;
+    size_t len = 0;
+    int rc = 0;
+
+    if (sqlite3_prepare_v2(db, "SELECT label FROM runs WHERE id = ?1", -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot read the run");
+    sqlite3_bind_int64(s, 1, id);
+    const char *label = sqlite3_step(s) == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0)
+                                                      : NULL;
+    int labelled = label && *label;
+    snprintf(title, cap, "run %" PRId64 "%s%s", id, labelled ? ": " : "", labelled ? label : "");
+    sqlite3_finalize(s);
+    s = NULL;
+    if (labelled || n < 2)
+        return 0;
+    /* "1,2,3": ids are integers, so the IN list needs no binding */
+    static const char head[] = "SELECT p.key, p.value FROM params p WHERE p.run_id = ?1 AND p.key"
+                               " IN (SELECT key FROM params WHERE run_id IN (",
+                      tail[] = ") GROUP BY key HAVING COUNT(DISTINCT value) > 1 OR COUNT(*) < ?2)"
+                               " ORDER BY p.key";
+    size_t sql_cap = sizeof head + n * 22 + sizeof tail;
+    if (!(sql = malloc(sql_cap)))
+        return rs_fail(err, RS_ENOMEM, "out of memory");
+    len = (size_t)snprintf(sql, sql_cap, "%s", head);
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(sql + len, sql_cap - len, "%s%" PRId64, i ? "," : "", ids[i]);
+    snprintf(sql + len, sql_cap - len, "%s", tail);
+    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot read the params");
+        goto out;
+    }
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)n);
+    len = strlen(title);
+    for (int k = 0; (rc = sqlite3_step(s)) == SQLITE_ROW; k++)
+        if (len < cap)
+            len += (size_t)snprintf(title + len, cap - len, "%s%s=%s", k ? ", " : ": ",
+                                    (const char *)sqlite3_column_text(s, 0),
+                                    (const char *)sqlite3_column_text(s, 1));
+    rc = rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot read the params");
+out:
+    sqlite3_finalize(s);
+    free(sql);
+    return rc;
+}
+
+typedef struct quantile {
+    double q_pct, latency_ns;
+} quantile;
+
+static int by_q(const void *a, const void *b)
+{
+    const quantile *x = a, *y = b;
+    return x->q_pct < y->q_pct ? -1 : x->q_pct > y->q_pct;
+}
+
+/* Run id's latency_p<q>_ns metrics, sorted by q (at most cap). */
+static int run_quantiles(rs_store *st, int64_t id, quantile *q, size_t cap, size_t *r_n,
+                         rs_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    size_t n = 0;
+    int rc;
+
+    if (sqlite3_prepare_v2(rs_store_db(st), "SELECT name, value FROM metrics WHERE run_id = ?1"
+                           " AND name LIKE 'latency\\_p%\\_ns' ESCAPE '\\'", -1, &s,
+                           NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot read the metrics");
+    sqlite3_bind_int64(s, 1, id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < cap) {
+        const char *name = (const char *)sqlite3_column_text(s, 0) + strlen("latency_p");
+        char *end;
+        double v = strtod(name, &end);
+        if (end != name && !strcmp(end, "_ns") && v > 0 && v <= 100 &&
+            sqlite3_column_type(s, 1) != SQLITE_NULL)
+            q[n++] = (quantile){ .q_pct = v, .latency_ns = sqlite3_column_double(s, 1) };
+    }
+    rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_fail(st, err, "cannot read the metrics");
+    sqlite3_finalize(s);
+    if (rc)
+        return rc;
+    if (n == 0)
+        return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no latency_p<q>_ns metrics "
+                       "(an osd run has them): nothing to plot", id, rs_store_path(st));
+    qsort(q, n, sizeof *q, by_q);
+    *r_n = n;
+    return 0;
+}
+
+/* Write s into a data file's double-quoted title (a '"' becomes '\''). */
+static void dat_title(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        fputc(*s == '"' ? '\'' : *s, f);
+    fputc('"', f);
+}
+
+static int latency_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                         rs_err *err)
+{
+    int64_t *ids = NULL;
+    size_t n = 0;
+    quantile q[64];
+    char title[1024];
+    FILE *f = NULL;
+    int rc;
+
+    if ((rc = runs_of(st, a, &ids, &n, err)))
+        return rc;
+    if (!(f = fopen(dat, "w"))) {
+        rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
+        goto out;
+    }
+    fprintf(f, "# rssim plot latency: the latency_p<q>_ns metrics of %zu done run%s from '%s'\n",
+            n, n == 1 ? "" : "s", rs_store_path(st));
+    for (size_t i = 0; i < n; i++) {
+        size_t nq = 0;
+        if ((rc = run_quantiles(st, ids[i], q, sizeof q / sizeof q[0], &nq, err)) ||
+            (rc = run_title(st, ids[i], ids, n, title, sizeof title, err)))
+            goto out;
+        /* the block's header: the first column (q) is named by the curve's
+         * title, for gnuplot's columnheader(1) */
+        fputs(i ? "\n\n" : "", f);
+        dat_title(f, title);
+        fputs(" run_id latency_ns\n", f);
+        for (size_t k = 0; k < nq; k++) {
+            fprintf(f, "%.10g %" PRId64, q[k].q_pct, ids[i]);
+            dat_real(f, q[k].latency_ns);
+            fputc('\n', f);
+        }
+    }
+    rc = file_close(f, dat, err);
+    f = NULL;
+    if (a->sweep)
+        snprintf(title, sizeof title, "sweep %" PRId64 ": op latency CDF", a->sweep);
+    else
+        snprintf(title, sizeof title, "op latency CDF, run%s %" PRId64 "%s", n > 1 ? "s" : "",
+                 ids[0], n > 2 ? " ..." : "");
+    if (!a->sweep && n == 2)
+        snprintf(title + strlen(title), sizeof title - strlen(title), " and %" PRId64, ids[1]);
+    if (!rc)
+        rc = vars_add_string(vars, "title", title, err);
+    if (!rc)
+        rc = vars_add(vars, err, "nseries=%zu; ", n);
+out:
+    if (f)
+        fclose(f);
+    free(ids);
+    return rc;
+}
+
+/* ---- interval: peak overshoot and IOPS against the trim interval ---- */
+
+enum { I_IOPS, I_EXCESS, I_COUNT };
+static const char *const interval_metrics[I_COUNT] = {
+    [I_IOPS] = "iops", [I_EXCESS] = "excess_peak_bytes",
+};
+
+typedef struct ipoint {
+    const point *pt;
+    double interval_ms;
+    double m[I_COUNT]; /* NaN when missing */
+} ipoint;
+
+static int by_interval(const void *a, const void *b)
+{
+    const ipoint *x = a, *y = b;
+    if (x->pt->series != y->pt->series)
+        return x->pt->series - y->pt->series;
+    return x->interval_ms < y->interval_ms ? -1 : x->interval_ms > y->interval_ms;
+}
+
+static int interval_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                          rs_err *err)
+{
+    const char *key = a->key ? a->key : "bluestore_cache_trim_interval";
+    sqlite3_stmt *s = NULL;
+    sweep_data d = { 0 };
+    ipoint *ip = NULL;
+    char title[1024];
+    FILE *f = NULL;
+    int rc, kx = -1, nseries = 0, have_iops = 0;
+
+    if ((rc = sweep_read(st, a->sweep, &d, title, sizeof title, err)))
+        goto out;
+    for (int k = 0; k < d.nkeys; k++)
+        if (!strcmp(d.keys[k], key))
+            kx = k;
+    if (kx < 0) {
+        char list[512];
+        size_t len = 0;
+        list[0] = '\0';
+        for (int k = 0; k < d.nkeys && len < sizeof list; k++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
+                                    d.keys[k]);
+        rc = rs_fail(err, RS_EINPUT, "sweep %" PRId64 " in '%s' does not vary '%s' (it varies: "
+                     "%s); name the interval key with --key", a->sweep, rs_store_path(st), key,
+                     d.nkeys ? list : "nothing");
+        goto out;
+    }
+    if (!(ip = calloc(d.npts, sizeof *ip))) {
+        rc = rs_fail(err, RS_ENOMEM, "out of memory plotting sweep %" PRId64, a->sweep);
+        goto out;
+    }
+    if (sqlite3_prepare_v2(rs_store_db(st), "SELECT value FROM metrics WHERE run_id = ?1 AND "
+                           "name = ?2", -1, &s, NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot read the metrics");
+        goto out;
+    }
+    for (size_t i = 0; i < d.npts; i++) {
+        point *pt = &d.pts[i];
+        uint64_t ns;
+        /* series: the runs sharing every other varied key's value */
+        pt->series = -1;
+        for (size_t j = 0; j < i && pt->series < 0; j++)
+            if (same_series(&d, pt, &d.pts[j], kx))
+                pt->series = d.pts[j].series;
+        if (pt->series < 0)
+            pt->series = nseries++;
+        ip[i].pt = pt;
+        if (rs_parse_duration(pt->value[kx], &ns) != 0) {
+            rc = rs_fail(err, RS_EINPUT, "run %" PRId64 ": %s = '%s' is not a duration",
+                         pt->run_id, key, pt->value[kx]);
+            goto out;
+        }
+        ip[i].interval_ms = (double)ns / 1e6;
+        for (int m = 0; m < I_COUNT; m++) {
+            sqlite3_bind_int64(s, 1, pt->run_id);
+            sqlite3_bind_text(s, 2, interval_metrics[m], -1, SQLITE_STATIC);
+            ip[i].m[m] = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL
+                             ? sqlite3_column_double(s, 0) : NAN;
+            sqlite3_reset(s);
+        }
+        have_iops += !isnan(ip[i].m[I_IOPS]);
+    }
+    if (!have_iops) {
+        rc = rs_fail(err, RS_EINPUT, "sweep %" PRId64 " in '%s': no done run has an 'iops' metric "
+                     "(osd runs have one): nothing to plot", a->sweep, rs_store_path(st));
+        goto out;
+    }
+    qsort(ip, d.npts, sizeof *ip, by_interval);
+    if (!(f = fopen(dat, "w"))) {
+        rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
+        goto out;
+    }
+    fprintf(f, "# rssim plot interval: done runs of sweep %" PRId64 " from '%s'\n# interval key: "
+            "%s\n", a->sweep, rs_store_path(st), key);
+    for (size_t i = 0; i < d.npts; i++) {
+        const point *pt = ip[i].pt;
+        if (i == 0 || pt->series != ip[i - 1].pt->series) {
+            /* a new block: its header's first column is the series' title */
+            char label[1024];
+            size_t len = 0;
+            label[0] = '\0';
+            for (int k = 0; k < d.nkeys; k++)
+                if (k != kx && len < sizeof label)
+                    len += (size_t)snprintf(label + len, sizeof label - len, "%s%s=%s",
+                                            len ? ", " : "", d.keys[k], pt->value[k]);
+            fputs(i ? "\n\n" : "", f);
+            dat_title(f, len ? label : "all points");
+            fputs(" run_id interval_ms overshoot_max excess_peak_bytes iops\n", f);
+        }
+        fprintf(f, "%" PRId64 " %" PRId64, pt->point_index, pt->run_id);
+        dat_real(f, ip[i].interval_ms);
+        dat_real(f, pt->m[M_MAX]);
+        dat_real(f, ip[i].m[I_EXCESS]);
+        dat_real(f, ip[i].m[I_IOPS]);
+        fputc('\n', f);
+    }
+    rc = file_close(f, dat, err);
+    f = NULL;
+    sqlite3_stmt *pr = NULL;
+    const char *preset = NULL;
+    if (sqlite3_prepare_v2(rs_store_db(st), "SELECT preset FROM sweeps WHERE id = ?1", -1, &pr,
+                           NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(pr, 1, a->sweep);
+        if (sqlite3_step(pr) == SQLITE_ROW)
+            preset = (const char *)sqlite3_column_text(pr, 0);
+    }
+    snprintf(title, sizeof title, "sweep %" PRId64 " (%s): peak rss/limit and IOPS vs %s",
+             a->sweep, preset ? preset : "no preset", key);
+    sqlite3_finalize(pr);
+    if (!rc)
+        rc = vars_add_string(vars, "title", title, err);
+    if (!rc)
+        rc = vars_add(vars, err, "nseries=%d; ", nseries);
+out:
+    if (f)
+        fclose(f);
+    sqlite3_finalize(s);
+    free(ip);
+    sweep_data_release(&d);
+    return rc;
+}
+
 /* ---- running gnuplot ---- */
 
 static int gnuplot_run(const char *template_path, const char *vars, const char *out, rs_err *err)
@@ -585,10 +982,12 @@ int cmd_plot(int argc, char **argv)
     static const struct option opts[] = {
         { "run", required_argument, NULL, 'r' },   { "sweep", required_argument, NULL, 'w' },
         { "db", required_argument, NULL, 'd' },    { "output", required_argument, NULL, 'o' },
-        { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },        { "key", required_argument, NULL, 'k' },
+        { NULL, 0, NULL, 0 },
     };
-    const char *db = rs_cli_default_db(), *out = NULL;
-    int64_t run = 0, sweep = 0;
+    const char *db = rs_cli_default_db(), *out = NULL, *key = NULL;
+    int64_t run = 0, sweep = 0, runs[64];
+    size_t nruns = 0;
     int c;
 
     if (argc < 2) {
@@ -604,8 +1003,8 @@ int cmd_plot(int argc, char **argv)
         if (!strcmp(argv[1], kinds[i].name))
             kind = &kinds[i];
     if (!kind)
-        return rs_cli_usage_error("plot", "unknown plot '%s' (known: timeseries, overshoot)",
-                                  argv[1]);
+        return rs_cli_usage_error("plot", "unknown plot '%s' (known: timeseries, overshoot, "
+                                  "breakdown, validate, latency, interval)", argv[1]);
     argc--;
     argv++;
     optind = 1;
@@ -614,11 +1013,15 @@ int cmd_plot(int argc, char **argv)
         case 'r':
             if (!(run = rs_cli_parse_id(optarg)))
                 return rs_cli_usage_error("plot", "bad run id '%s'", optarg);
+            if (nruns == sizeof runs / sizeof runs[0])
+                return rs_cli_usage_error("plot", "at most %zu --run", nruns);
+            runs[nruns++] = run;
             break;
         case 'w':
             if (!(sweep = rs_cli_parse_id(optarg)))
                 return rs_cli_usage_error("plot", "bad sweep id '%s'", optarg);
             break;
+        case 'k': key = optarg; break;
         case 'd': db = optarg; break;
         case 'o': out = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -627,9 +1030,14 @@ int cmd_plot(int argc, char **argv)
     }
     if (optind != argc)
         return rs_cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
-    if (kind->per_sweep ? !sweep || run : !run || sweep)
+    if (kind->runs_or_sweep ? !nruns == !sweep : kind->per_sweep ? !sweep || run : !run || sweep)
         return rs_cli_usage_error("plot", "%s takes %s", kind->name,
-                                  kind->per_sweep ? "--sweep ID" : "--run ID");
+                                  kind->runs_or_sweep ? "--run ID [--run ID ...] or --sweep ID"
+                                  : kind->per_sweep   ? "--sweep ID" : "--run ID");
+    if (nruns > 1 && !kind->runs_or_sweep)
+        return rs_cli_usage_error("plot", "%s takes one --run ID", kind->name);
+    if (key && !kind->takes_key)
+        return rs_cli_usage_error("plot", "--key is for plot interval, not %s", kind->name);
     if (!out)
         return rs_cli_usage_error("plot", "-o out/NAME.png or .svg is required");
     const char *dot = strrchr(out, '.');
@@ -658,7 +1066,11 @@ int cmd_plot(int argc, char **argv)
         (rc = vars_add_string(vars, "datafile", dat, &err)) ||
         (rc = vars_add_string(vars, "out", out, &err)) ||
         (rc = vars_add_string(vars, "term", term, &err)) ||
-        (rc = kind->write(st, kind->per_sweep ? sweep : run, dat, vars, &err)))
+        (rc = kind->write_args
+                  ? kind->write_args(st, &(plot_args){ .runs = runs, .nruns = nruns,
+                                                       .sweep = sweep, .key = key },
+                                     dat, vars, &err)
+                  : kind->write(st, kind->per_sweep ? sweep : run, dat, vars, &err)))
         goto done;
     rs_store_close(st);
     st = NULL;

@@ -1,6 +1,7 @@
 /*
- * cmd_trace.c — `rssim trace convert|stats`: re-encode a trace (text <->
- * binary, plain/.gz/.zst) or print its statistics.
+ * cmd_trace.c — `rssim trace convert|stats|import`: re-encode a trace (text
+ * <-> binary, plain/.gz/.zst), print its statistics, or import a block trace
+ * (traces/import_block.h) as an osd trace.
  *
  * Both stream the trace (bounded memory; stats keeps one hash-set entry per
  * distinct key).  convert writes OUT.tmp and renames it on success, so a
@@ -10,17 +11,23 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../traces/import_block.h"
 #include "../../traces/trace.h"
+#include "../config.h"
 #include "../registry.h"
 #include "cli.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: rssim trace convert IN OUT [--format text|binary]\n"
-               "       rssim trace stats IN\n\n"
+               "       rssim trace stats IN\n"
+               "       rssim trace import --from msr|blocks IN -o OUT [--object-size 4M]\n"
+               "                          [--block-size 512] [--interval TIME] [--format text|binary]\n\n"
                "convert  re-encode a trace; the format defaults to the other one of IN's,\n"
                "         compression follows OUT's name (.gz gzip, .zst zstd, else none)\n"
-               "stats    records, time span, op counts, keys and bytes of a trace\n\n"
+               "stats    records, time span, op counts, keys and bytes of a trace\n"
+               "import   a block trace (MSR-Cambridge CSV, start_block nblocks lists) as an\n"
+               "         osd trace on RADOS objects\n\n"
                "Input format and compression are detected from the content.\n"
                "See docs/trace-format.md.\n");
 }
@@ -154,9 +161,117 @@ static int stats(int argc, char **argv)
     return 0;
 }
 
+/* The value of option argv[*i] ("--name value" or "--name=value"); NULL
+ * when argv[*i] is not --name. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *r_missing)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+
+    *r_missing = 0;
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (a[n] != '\0')
+        return NULL;
+    if (*i + 1 == argc) {
+        *r_missing = 1;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int import(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL, *format = NULL, *object = "4M", *block = NULL;
+    const char *interval = NULL;
+    rs_import_opts opts = { .from = NULL, .block_bytes = 512 };
+    rs_import_stats st;
+    rs_trace_writer *w = NULL;
+    rs_err err = { 0 };
+    const void *ops;
+    int rc;
+
+    for (int i = 1; i < argc; i++) {
+        static const char *const names[] = { "--from", "--output", "-o", "--format",
+                                             "--object-size", "--block-size", "--interval" };
+        const char **slots[] = { &opts.from, &out, &out, &format, &object, &block, &interval };
+        const char *v = NULL;
+        int missing = 0, k;
+
+        if (is_help(argv[i])) {
+            printf("usage: rssim trace import --from msr|blocks IN -o OUT [--object-size SIZE]\n"
+                   "                          [--block-size SIZE] [--interval TIME]\n"
+                   "                          [--format text|binary]\n\n"
+                   "Read block trace IN (plain or gzip) and write an osd trace OUT: each I/O\n"
+                   "becomes one READ/WRITE record per RADOS object it touches (key = offset /\n"
+                   "object size, aux = offset inside the object, size_bytes = length).\n\n"
+                   "  --from msr      MSR-Cambridge CSV: Timestamp (Windows filetime, 100 ns),\n"
+                   "                  Hostname, DiskNumber, Type (Read|Write), Offset, Size\n"
+                   "                  (bytes), ResponseTime; times relative to the first line\n"
+                   "  --from blocks   'start_block nblocks [R|W]' lines (default R); line i at\n"
+                   "                  i x --interval, or every record at t 0 (closed loop)\n"
+                   "  --object-size   RADOS object size (default 4M)\n"
+                   "  --block-size    bytes per block of a blocks list (default 512)\n"
+                   "  --interval      time between two I/Os of a blocks list (default 0)\n"
+                   "  --format        text or binary; default text when OUT ends in .tsv or\n"
+                   "                  .txt (before .gz/.zst), else binary\n\n"
+                   "Bad input (wrong field count, non-numeric, negative offset, zero length,\n"
+                   "unknown op, time going backwards) exits 2 with 'IN:LINE: what' and leaves\n"
+                   "no OUT.  See docs/trace-format.md, 'Block traces'.\n");
+            return 0;
+        }
+        for (k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
+            if ((v = opt_value(argc, argv, &i, names[k], &missing)) || missing)
+                break;
+        if (missing)
+            return rs_cli_usage_error("trace import", "%s needs a value", argv[i]);
+        if (v) {
+            *slots[k] = v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return rs_cli_usage_error("trace import", "unknown option '%s'", argv[i]);
+        } else if (!in) {
+            in = argv[i];
+        } else {
+            return rs_cli_usage_error("trace import", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!opts.from)
+        return rs_cli_usage_error("trace import", "needs --from %s", rs_import_formats());
+    if (!in || !out)
+        return rs_cli_usage_error("trace import", "needs IN and -o OUT");
+    if (strcmp(opts.from, "blocks") != 0 && (block || interval))
+        return rs_cli_usage_error("trace import", "--block-size and --interval are for --from blocks");
+    if (rs_parse_size(object, &opts.object_bytes) != 0)
+        return rs_cli_usage_error("trace import", "bad --object-size '%s'", object);
+    if (block && rs_parse_size(block, &opts.block_bytes) != 0)
+        return rs_cli_usage_error("trace import", "bad --block-size '%s'", block);
+    if (interval && rs_parse_duration(interval, &opts.interval_ns) != 0)
+        return rs_cli_usage_error("trace import", "bad --interval '%s'", interval);
+    if (!format)
+        format = rs_cli_format_for_name(out);
+    if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
+        (rc = rs_cli_check_input(in, &err)) || (rc = rs_cli_mkdir_parent(out, &err)) ||
+        (rc = rs_trace_writer_open(&w, out, format, "osd", &err)))
+        return rs_cli_report(&err);
+    if ((rc = rs_import_block(in, &opts, w, &st, &err))) {
+        rs_trace_writer_abort(w);
+        return rs_cli_report(&err);
+    }
+    if ((rc = rs_trace_writer_close(w, &err)))
+        return rs_cli_report(&err);
+    printf("wrote %s: %llu I/Os (%llu reads, %llu writes) as %llu records from %llu lines\n", out,
+           (unsigned long long)st.ios, (unsigned long long)st.reads,
+           (unsigned long long)st.writes, (unsigned long long)st.records,
+           (unsigned long long)st.lines);
+    return 0;
+}
+
 static const rs_command subcommands[] = {
     { .name = "convert", .run = convert, .summary = "re-encode a trace" },
     { .name = "stats", .run = stats, .summary = "print a trace's statistics" },
+    { .name = "import", .run = import, .summary = "a block trace as an osd trace" },
 };
 
 int cmd_trace(int argc, char **argv)
@@ -172,5 +287,5 @@ int cmd_trace(int argc, char **argv)
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         if (!strcmp(argv[1], subcommands[i].name))
             return subcommands[i].run(argc - 1, argv + 1);
-    return rs_cli_usage_error("trace", "unknown subcommand '%s' (convert, stats)", argv[1]);
+    return rs_cli_usage_error("trace", "unknown subcommand '%s' (convert, stats, import)", argv[1]);
 }

@@ -21,6 +21,11 @@ typedef struct rs_gen_ops {
     const rs_param *params;  /* options, NULL-terminated; must include "seed" */
     /* Write the whole trace to w (opened by the caller, closed by it). */
     int (*generate)(const rs_config *opts, rs_trace_writer *w, rs_err *err);
+    /* Optional (NULL = use generate): generate, and describe what was written
+     * (records, peaks: known only after generating) in one line of at most
+     * cap bytes in r_summary, which the CLI prints on stderr. */
+    int (*generate_summary)(const rs_config *opts, rs_trace_writer *w, char *r_summary,
+                            size_t cap, rs_err *err);
 } rs_gen_ops;
 
 #endif

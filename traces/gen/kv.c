@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "zipf.h"
 #include "../../sim/hash.h"
 
 static const rs_param kv_params[] = {
@@ -91,115 +92,6 @@ static const struct {
     { .name = "lognormal", .dist = SIZE_LOGNORMAL },
 };
 
-/* Rejection-inversion Zipf sampler over ranks 1..n with exponent s > 0. */
-typedef struct zipf {
-    double s, n;
-    double h_x1;  /* H(1.5) - 1 */
-    double h_n;   /* H(n + 0.5) */
-    double s_acc; /* 2 - H^-1(H(2.5) - h(2)): quick-accept bound */
-} zipf;
-
-/* log1p(x) / x, stable near 0.  log(1 + x) instead of log1p: glibc's log1p
- * is several times slower than log, and for |x| > 1e-8 the rounding of
- * 1 + x costs at most ~1e-8 relative error here, far below what moves a
- * sampled rank. */
-static double helper1(double x)
-{
-    return fabs(x) > 1e-8 ? log(1 + x) / x : 1 - x * (0.5 - x * (1.0 / 3 - 0.25 * x));
-}
-
-static double helper2(double x) /* expm1(x) / x, stable near 0 */
-{
-    return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x * (1.0 / 3) * (1 + 0.25 * x));
-}
-
-static double zipf_h(const zipf *z, double x)
-{
-    return exp(-z->s * log(x));
-}
-
-static double zipf_hint(const zipf *z, double x)
-{
-    double lx = log(x);
-    return helper2((1 - z->s) * lx) * lx;
-}
-
-static double zipf_hinv(const zipf *z, double x)
-{
-    double t = x * (1 - z->s);
-    if (t < -1)
-        t = -1;
-    return exp(helper1(t) * x);
-}
-
-static void zipf_init(zipf *z, double s, uint64_t n)
-{
-    z->s = s;
-    z->n = (double)n;
-    z->h_x1 = zipf_hint(z, 1.5) - 1;
-    z->h_n = zipf_hint(z, z->n + 0.5);
-    z->s_acc = 2 - zipf_hinv(z, zipf_hint(z, 2.5) - zipf_h(z, 2));
-}
-
-static uint64_t zipf_sample(const zipf *z, gsl_rng *rng)
-{
-    for (;;) {
-        double u = z->h_n + gsl_rng_uniform(rng) * (z->h_x1 - z->h_n);
-        double x = zipf_hinv(z, u);
-        double k = floor(x + 0.5);
-        if (k < 1)
-            k = 1;
-        else if (k > z->n)
-            k = z->n;
-        if (k - x <= z->s_acc || u >= zipf_hint(z, k + 0.5) - zipf_h(z, k))
-            return (uint64_t)k;
-    }
-}
-
-/* A fixed bijection of [0, n): an alternating Feistel network over the
- * b = bits(n - 1) low bits, split into lo (b/2 bits) and hi (the rest);
- * rounds alternately do hi ^= F(lo) and lo ^= F(hi), each invertible, so
- * the whole is a permutation of [0, 2^b); cycle walking (re-apply while the
- * value is >= n) restricts it to [0, n) with fewer than 2 steps on average
- * since 2^b < 2n.  F is the top bits of a multiply by an odd constant. */
-typedef struct perm {
-    uint64_t n;
-    unsigned lo_bits, hi_bits;
-    uint64_t lo_mask;
-} perm;
-
-static void perm_init(perm *p, uint64_t n)
-{
-    unsigned bits = n > 1 ? 64u - (unsigned)__builtin_clzll(n - 1) : 1u;
-    p->n = n;
-    p->lo_bits = bits / 2;
-    p->hi_bits = bits - p->lo_bits;
-    p->lo_mask = (1ull << p->lo_bits) - 1;
-}
-
-static inline uint64_t perm_round(uint64_t v, uint64_t key, unsigned out_bits)
-{
-    /* the top out_bits (0 .. 63) bits; two shifts avoid a shift by 64 */
-    return (((v ^ key) * 0x9e3779b97f4a7c15ull) >> (63 - out_bits)) >> 1;
-}
-
-static uint64_t perm_apply(const perm *p, uint64_t x)
-{
-    static const uint64_t round_keys[4] = { 0x243f6a8885a308d3ull, 0x13198a2e03707344ull,
-                                            0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull };
-    if (p->n <= 1)
-        return 0;
-    do {
-        uint64_t lo = x & p->lo_mask, hi = x >> p->lo_bits;
-        for (int i = 0; i < 4; i += 2) {
-            hi ^= perm_round(lo, round_keys[i], p->hi_bits);
-            lo ^= perm_round(hi, round_keys[i + 1], p->lo_bits);
-        }
-        x = (hi << p->lo_bits) | lo;
-    } while (x >= p->n);
-    return x;
-}
-
 /* What a rank maps to, computed on first use.  Indexed by rank, so the hot
  * (low) ranks share a few cache lines. */
 typedef struct rank_memo {
@@ -218,8 +110,8 @@ typedef struct kv_gen {
     uint64_t threads;
     uint64_t size_salt;  /* from the seed, for key_size */
     unsigned long rng_seed;
-    zipf z;
-    perm pm;
+    rs_zipf z;
+    rs_perm pm;
     rank_memo *memo;     /* per rank (index rank - 1); NULL when keys or sizes are large */
 } kv_gen;
 
@@ -260,7 +152,7 @@ static inline void rank_lookup(kv_gen *g, uint64_t rank, uint64_t *r_key, uint64
         *r_size_bytes = m->size_bytes;
         return;
     }
-    *r_key = perm_apply(&g->pm, rank - 1);
+    *r_key = rs_perm_apply(&g->pm, rank - 1);
     *r_size_bytes = key_size(g, *r_key);
     if (m) {
         m->key = (uint32_t)*r_key;
@@ -345,8 +237,8 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
     g->size_salt = rs_hash64((uint64_t)seed ^ 0x5bd1e9955bd1e995ull);
     g->rng_seed = (unsigned long)(rs_hash64((uint64_t)seed) >> 32);
     if (g->alpha > 0)
-        zipf_init(&g->z, g->alpha, g->keys);
-    perm_init(&g->pm, g->keys);
+        rs_zipf_init(&g->z, g->alpha, g->keys);
+    rs_perm_init(&g->pm, g->keys, 0);
     return 0;
 }
 
@@ -376,7 +268,7 @@ static int kv_generate(const rs_config *opts, rs_trace_writer *w, rs_err *err)
                          "raise rate or lower events", (unsigned long long)i + 1);
             break;
         }
-        uint64_t rank = g.alpha > 0 ? zipf_sample(&g.z, rng)
+        uint64_t rank = g.alpha > 0 ? rs_zipf_sample(&g.z, rng)
                                     : 1 + gsl_rng_uniform_int(rng, (unsigned long)g.keys);
         double u = gsl_rng_uniform(rng);
         uint64_t size_bytes;

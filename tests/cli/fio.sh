@@ -1,0 +1,39 @@
+# fio: `rssim gen fio` from the command line: its help, the replay note on
+# stderr (fio's iodepth cannot travel in the trace), a trace whose counts
+# `trace stats` confirms (one pass over each job's file, whole objects per
+# job), and a bad option refused with exit 2 and no output left.
+. "$(dirname "$0")/lib.sh"
+cd "$T" || exit 1
+
+stat_is() { # stat_is NAME VALUE (in $T/out, from `trace stats`)
+  local got
+  got=$(awk -v k="$1" '$1 == k { print $2 }' "$T/out")
+  if [ "$got" = "$2" ]; then ok; else bad "stats $1 = '$got', want '$2'"; fi
+}
+
+expect_status 0 "gen fio -h" "$RSSIM" gen fio -h
+stdout_has "help names rw" "--rw STR"
+stdout_has "help names iodepth" "client_iodepth"
+expect_status 0 "gen -h lists fio" "$RSSIM" gen -h
+stdout_has "gen -h lists fio" "fio "
+
+# 3 jobs x (12M / 64K = 192 blocks), one pass each; a 12M file is 3 objects
+expect_status 0 "gen fio" "$RSSIM" gen fio --rw randwrite --bs 64K --size 12M --numjobs 3 --iodepth 16 --seed 4 -o f.tsv.gz
+stderr_has "replay note" "rssim gen fio: 576 records; replay with --set client_iodepth=16"
+expect_status 0 "stats" "$RSSIM" trace stats f.tsv.gz
+stat_is daemon osd
+stat_is compression gzip
+stat_is records 576
+stat_is op_WRITE 576
+stat_is distinct_keys 9
+stat_is bytes_total 37748736
+stat_is t_last_ns 0
+expect_status 0 "same seed, same bytes" "$RSSIM" gen fio --rw randwrite --bs 64K --size 12M --numjobs 3 --iodepth 16 --seed 4 -o g.tsv.gz
+check "deterministic" cmp -s f.tsv.gz g.tsv.gz
+
+expect_status 2 "bad rw" "$RSSIM" gen fio --rw randtrim -o bad.bin
+stderr_has "bad rw named" "bad value 'randtrim' for key 'rw'"
+expect_status 2 "bad zipf" "$RSSIM" gen fio --random-distribution zipf:-1 -o bad.bin
+check "no output from refused runs" test ! -e bad.bin -a ! -e bad.bin.tmp
+
+finish

@@ -1,0 +1,311 @@
+/*
+ * import_block.c — MSR-Cambridge CSV and `start_block nblocks` lists read
+ * line by line (zlib's gzgets: plain or gzip, streaming, one 4 KiB line
+ * buffer) and written as osd records (see import_block.h for the formats).
+ *
+ * Each input format is a line parser in a small table; the loop around them
+ * owns the file, the line numbers, the splitting into objects and the
+ * counts.  A parser checks a line in this order: field count, then the
+ * fields left to right (numbers: numeric, in range, not negative; the op
+ * name; lengths not zero), then the time order, so one bad line always gives
+ * the same message.
+ */
+#include "import_block.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <zlib.h>
+
+#include "format.h"
+#include "osd_io.h"
+
+#define LINE_CAP 4096
+#define MAX_FIELDS 8
+#define OFFSET_MAX ((uint64_t)1 << 63) /* offset + length stay below this */
+
+/* One I/O a line describes. */
+typedef struct io_line {
+    uint64_t t_ns, off_bytes, len_bytes;
+    rs_op op;
+} io_line;
+
+typedef struct reader {
+    const rs_import_opts *opts;
+    const char *path;
+    uint64_t line;       /* the line being parsed, 1-based */
+    uint64_t ios;        /* I/Os accepted so far */
+    uint64_t first_ts, prev_ts; /* msr: the first and the last Timestamp */
+} reader;
+
+typedef struct import_fmt {
+    const char *name;
+    /* Parse the NUL-terminated line s (no line end; may be modified):
+     * 1 = an I/O in *r_io, 0 = nothing on this line, < 0 = error. */
+    int (*parse)(reader *rd, char *s, io_line *r_io, rs_err *err);
+} import_fmt;
+
+static int line_fail(const reader *rd, rs_err *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int line_fail(const reader *rd, rs_err *err, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return rs_fail(err, RS_EINPUT, "%s:%llu: %s", rd->path, (unsigned long long)rd->line, msg);
+}
+
+/* s without leading and trailing blanks (in place). */
+static char *trim(char *s)
+{
+    size_t n;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        s[--n] = '\0';
+    return s;
+}
+
+/* A decimal integer with an optional sign into *r_v: the field's value must
+ * be numeric, fit in int64 and, unless may_be_negative, not be negative. */
+static int num_field(const reader *rd, const char *name, const char *s, int may_be_negative,
+                     int64_t *r_v, rs_err *err)
+{
+    char q[64 * 4];
+    const char *p = s + (*s == '-' || *s == '+');
+    uint64_t v = 0;
+
+    if (!*p)
+        return line_fail(rd, err, "non-numeric %s '%s'", name, rs_quote(q, sizeof q, s, strlen(s)));
+    for (; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return line_fail(rd, err, "non-numeric %s '%s'", name,
+                             rs_quote(q, sizeof q, s, strlen(s)));
+        if (v > ((uint64_t)INT64_MAX - (uint64_t)(*p - '0')) / 10)
+            return line_fail(rd, err, "%s '%s' out of range (max %lld)", name,
+                             rs_quote(q, sizeof q, s, strlen(s)), (long long)INT64_MAX);
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (*s == '-' && v > 0 && !may_be_negative)
+        return line_fail(rd, err, "negative %s '%s'", name, rs_quote(q, sizeof q, s, strlen(s)));
+    *r_v = *s == '-' ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+/* Read or Write (msr), R or W (blocks), any case. */
+static int op_field(const reader *rd, const char *s, rs_op *r_op, rs_err *err)
+{
+    char q[64 * 4];
+
+    if (!strcasecmp(s, "Read") || !strcasecmp(s, "R"))
+        *r_op = RS_OP_READ;
+    else if (!strcasecmp(s, "Write") || !strcasecmp(s, "W"))
+        *r_op = RS_OP_WRITE;
+    else
+        return line_fail(rd, err, "unknown op '%s' (expected Read or Write, R or W)",
+                         rs_quote(q, sizeof q, s, strlen(s)));
+    return 0;
+}
+
+/* Split s at any of seps into at most MAX_FIELDS trimmed fields; returns
+ * the field count (MAX_FIELDS + 1 when there are more).  Blank-separated
+ * input (seps " \t") skips runs of blanks. */
+static int split(char *s, const char *seps, char **f)
+{
+    int n = 0, blanks = strchr(seps, ',') == NULL;
+
+    for (;;) {
+        if (blanks)
+            s += strspn(s, seps);
+        if (blanks && !*s)
+            return n;
+        char *end = s + strcspn(s, seps);
+        char sep = *end;
+        *end = '\0';
+        if (n == MAX_FIELDS)
+            return MAX_FIELDS + 1;
+        f[n++] = trim(s);
+        if (!sep)
+            return n;
+        s = end + 1;
+    }
+}
+
+/* offset + length must stay below 2^63. */
+static int range_check(const reader *rd, uint64_t off_bytes, uint64_t len_bytes, rs_err *err)
+{
+    if (off_bytes >= OFFSET_MAX || len_bytes > OFFSET_MAX - off_bytes)
+        return line_fail(rd, err, "offset %llu + length %llu passes 2^63 bytes",
+                         (unsigned long long)off_bytes, (unsigned long long)len_bytes);
+    return 0;
+}
+
+static int msr_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
+{
+    static const char *const names[7] = { "Timestamp", "Hostname", "DiskNumber", "Type",
+                                          "Offset", "Size", "ResponseTime" };
+    char *f[MAX_FIELDS];
+    int64_t ts, disk, off, len, resp;
+    int n, rc;
+
+    if (rd->line == 1 && !strncasecmp(trim(s), "Timestamp", 9))
+        return 0; /* a header line */
+    if ((n = split(s, ",", f)) != 7)
+        return line_fail(rd, err, "wrong field count: %d%s fields, expected 7 (%s,%s,%s,%s,%s,%s,%s)",
+                         n > MAX_FIELDS ? MAX_FIELDS : n, n > MAX_FIELDS ? "+" : "", names[0],
+                         names[1], names[2], names[3], names[4], names[5], names[6]);
+    if ((rc = num_field(rd, names[0], f[0], 0, &ts, err)) ||
+        (rc = num_field(rd, names[2], f[2], 1, &disk, err)) ||
+        (rc = op_field(rd, f[3], &r_io->op, err)) ||
+        (rc = num_field(rd, names[4], f[4], 0, &off, err)) ||
+        (rc = num_field(rd, names[5], f[5], 0, &len, err)) ||
+        (rc = num_field(rd, names[6], f[6], 1, &resp, err)))
+        return rc;
+    if (len == 0)
+        return line_fail(rd, err, "zero length: Size 0 (must be > 0)");
+    if (rd->ios == 0)
+        rd->first_ts = rd->prev_ts = (uint64_t)ts;
+    if ((uint64_t)ts < rd->prev_ts)
+        return line_fail(rd, err, "time goes backwards: Timestamp %lld after %llu (MSR traces are "
+                         "time ordered)", (long long)ts, (unsigned long long)rd->prev_ts);
+    rd->prev_ts = (uint64_t)ts;
+    if ((uint64_t)ts - rd->first_ts > UINT64_MAX / 100)
+        return line_fail(rd, err, "Timestamp %lld is more than 2^64 ns after the first",
+                         (long long)ts);
+    r_io->t_ns = ((uint64_t)ts - rd->first_ts) * 100; /* filetime ticks are 100 ns */
+    r_io->off_bytes = (uint64_t)off;
+    r_io->len_bytes = (uint64_t)len;
+    return range_check(rd, r_io->off_bytes, r_io->len_bytes, err) ? RS_EINPUT : 1;
+}
+
+static int blocks_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
+{
+    uint64_t bs = rd->opts->block_bytes;
+    char *f[MAX_FIELDS];
+    int64_t start, count;
+    int n, rc;
+
+    if ((n = split(s, " \t", f)) != 2 && n != 3)
+        return line_fail(rd, err, "wrong field count: %d%s field%s, expected 2 (start_block "
+                         "nblocks) or 3 (start_block nblocks R|W)",
+                         n > MAX_FIELDS ? MAX_FIELDS : n, n > MAX_FIELDS ? "+" : "",
+                         n == 1 ? "" : "s");
+    if ((rc = num_field(rd, "start_block", f[0], 0, &start, err)) ||
+        (rc = num_field(rd, "nblocks", f[1], 0, &count, err)))
+        return rc;
+    r_io->op = RS_OP_READ;
+    if (n == 3 && (rc = op_field(rd, f[2], &r_io->op, err)))
+        return rc;
+    if (count == 0)
+        return line_fail(rd, err, "zero length: nblocks 0 (must be > 0)");
+    if ((uint64_t)start > OFFSET_MAX / bs || (uint64_t)count > OFFSET_MAX / bs)
+        return line_fail(rd, err, "start_block %lld + nblocks %lld of %llu bytes pass 2^63 bytes",
+                         (long long)start, (long long)count, (unsigned long long)bs);
+    r_io->off_bytes = (uint64_t)start * bs;
+    r_io->len_bytes = (uint64_t)count * bs;
+    if (rd->opts->interval_ns && rd->ios > UINT64_MAX / rd->opts->interval_ns)
+        return line_fail(rd, err, "I/O %llu at the interval passes 2^64 ns",
+                         (unsigned long long)rd->ios + 1);
+    r_io->t_ns = rd->ios * rd->opts->interval_ns;
+    return range_check(rd, r_io->off_bytes, r_io->len_bytes, err) ? RS_EINPUT : 1;
+}
+
+static const import_fmt formats[] = {
+    { .name = "msr", .parse = msr_parse },
+    { .name = "blocks", .parse = blocks_parse },
+};
+
+const char *rs_import_formats(void)
+{
+    return "msr, blocks";
+}
+
+/* At the end of the data, or of a line without a line end: a clean end, or
+ * a read or decompression error found while reading line `line`.  zlib
+ * hands out what it decoded before a truncation, so a cut-off last line
+ * is reported as the truncation, not parsed. */
+static int end_check(gzFile gz, const reader *rd, uint64_t line, rs_err *err)
+{
+    int zerr = Z_OK;
+    const char *msg = gzerror(gz, &zerr);
+
+    if (zerr == Z_OK || zerr == Z_STREAM_END)
+        return 0;
+    if (zerr == Z_ERRNO)
+        return rs_fail(err, RS_EIO, "%s:%llu: read error: %s", rd->path,
+                       (unsigned long long)line, strerror(errno));
+    return rs_fail(err, RS_EINPUT, "%s:%llu: corrupt or truncated gzip stream: %s", rd->path,
+                   (unsigned long long)line, msg);
+}
+
+int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_writer *w,
+                    rs_import_stats *r_stats, rs_err *err)
+{
+    const import_fmt *fmt = NULL;
+    reader rd = { .opts = opts, .path = in_path };
+    char buf[LINE_CAP];
+    gzFile gz;
+    int rc = 0;
+
+    memset(r_stats, 0, sizeof *r_stats);
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (!strcmp(formats[i].name, opts->from))
+            fmt = &formats[i];
+    if (!fmt)
+        return rs_fail(err, RS_EINPUT, "unknown block trace format '%s' (known: %s)", opts->from,
+                       rs_import_formats());
+    if (opts->object_bytes < 1 || opts->object_bytes > ((uint64_t)1 << 32))
+        return rs_fail(err, RS_EINPUT, "bad object size %llu: must be in 1 .. 4G",
+                       (unsigned long long)opts->object_bytes);
+    if (opts->block_bytes < 1)
+        return rs_fail(err, RS_EINPUT, "bad block size 0: must be at least 1 byte");
+    errno = 0;
+    if (!(gz = gzopen(in_path, "rb")))
+        return rs_fail(err, errno == ENOENT || errno == ENOTDIR ? RS_EINPUT : RS_EIO,
+                       "cannot open '%s': %s", in_path, errno ? strerror(errno) : "out of memory");
+    while (gzgets(gz, buf, sizeof buf)) {
+        size_t n = strlen(buf);
+        io_line io;
+
+        rd.line++;
+        if (n && buf[n - 1] == '\n') {
+            buf[--n] = '\0';
+        } else if ((rc = end_check(gz, &rd, rd.line, err))) {
+            break;
+        } else if (n == sizeof buf - 1 && !gzeof(gz)) {
+            rc = line_fail(&rd, err, "line too long (more than %d bytes)", LINE_CAP - 1);
+            break;
+        }
+        if (n && buf[n - 1] == '\r')
+            buf[--n] = '\0';
+        char *s = trim(buf);
+        if (!*s || *s == '#')
+            continue;
+        if ((rc = fmt->parse(&rd, s, &io, err)) < 0)
+            break;
+        if (rc == 0)
+            continue;
+        if ((rc = rs_osd_io_write(w, io.t_ns, 0, io.op, io.off_bytes, io.len_bytes,
+                                  opts->object_bytes, &r_stats->records, err)))
+            break;
+        rd.ios++;
+        r_stats->reads += io.op == RS_OP_READ;
+        r_stats->writes += io.op == RS_OP_WRITE;
+    }
+    if (!rc)
+        rc = end_check(gz, &rd, rd.line + 1, err);
+    if (!rc && rd.ios == 0)
+        rc = rs_fail(err, RS_EINPUT, "%s:%llu: no I/O in the file", in_path,
+                     (unsigned long long)rd.line + (rd.line == 0));
+    gzclose(gz);
+    r_stats->lines = rd.line;
+    r_stats->ios = rd.ios;
+    return rc;
+}

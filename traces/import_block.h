@@ -1,0 +1,51 @@
+/*
+ * import_block.h — block I/O traces of other tools as osd traces
+ * (`rssim trace import`).
+ *
+ * Two input formats, plain or gzip-compressed (detected by zlib):
+ *   msr     MSR-Cambridge CSV (SNIA IOTTA "MSR Cambridge Traces"): seven
+ *           comma-separated fields per line, Timestamp (Windows filetime,
+ *           100 ns units), Hostname, DiskNumber, Type (Read|Write), Offset
+ *           (bytes), Size (bytes), ResponseTime (100 ns units, ignored);
+ *           an optional header line 1 starting with "Timestamp" is skipped;
+ *   blocks  `start_block nblocks [R|W]` lines, whitespace separated, blocks
+ *           of block_bytes; the op defaults to a read; line i (the i-th I/O)
+ *           is at i × interval_ns (0: every record at t 0, a closed loop).
+ * Blank lines and lines starting with '#' are skipped in both.  Each I/O
+ * becomes one record per RADOS object it touches (osd_io.h), thread 0;
+ * msr times are relative to the first I/O and must not decrease.
+ *
+ * Bad input fails with RS_EINPUT and "PATH:LINE: what": wrong field count,
+ * non-numeric or negative number, zero length, unknown op, time going
+ * backwards, offset + length past 2^63, a line over 4095 bytes.
+ */
+#ifndef RS_IMPORT_BLOCK_H
+#define RS_IMPORT_BLOCK_H
+
+#include <stdint.h>
+
+#include "trace.h"
+
+typedef struct rs_import_opts {
+    const char *from;      /* "msr" | "blocks" */
+    uint64_t object_bytes; /* RADOS object size, 1 .. 2^32 */
+    uint64_t block_bytes;  /* blocks: bytes per block, >= 1 */
+    uint64_t interval_ns;  /* blocks: time between two I/Os; 0 = closed loop */
+} rs_import_opts;
+
+typedef struct rs_import_stats {
+    uint64_t lines;   /* lines read */
+    uint64_t ios;     /* I/Os imported */
+    uint64_t records; /* records written (ios plus the splits) */
+    uint64_t reads, writes;
+} rs_import_stats;
+
+/* Names of the input formats ("msr, blocks"), for messages and help. */
+const char *rs_import_formats(void);
+
+/* Read in_path as opts->from and write its I/Os to w, a writer opened for
+ * daemon "osd".  The caller closes w on success and aborts it on error. */
+int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_writer *w,
+                    rs_import_stats *r_stats, rs_err *err);
+
+#endif
