@@ -531,3 +531,11 @@ uint64_t rs_config_hash(const rs_config *cfg)
     free(sorted);
     return h;
 }
+
+int rs_config_bad_value(const rs_config *cfg, const char *key, const char *why, rs_err *err)
+{
+    const char *v = rs_config_raw(cfg, key);
+    const rs_param *p = v ? NULL : rs_config_param(cfg, key);
+    return rs_fail(err, RS_EINPUT, "bad value '%s' for key '%s': %s", v ? v : p ? p->def : "", key,
+                   why);
+}

@@ -76,6 +76,10 @@ double rs_config_double(const rs_config *cfg, const char *key);
 int rs_config_bool(const rs_config *cfg, const char *key);
 const char *rs_config_string(const rs_config *cfg, const char *key);
 
+/* Fail with RS_EINPUT "bad value 'V' for key 'K': why", V as it was written
+ * (or the key's default when unset): for checks beyond the key's type. */
+int rs_config_bad_value(const rs_config *cfg, const char *key, const char *why, rs_err *err);
+
 /* Stable 64-bit hash (FNV-1a) of the sorted key=value pairs. */
 uint64_t rs_config_hash(const rs_config *cfg);
 

@@ -313,7 +313,6 @@ static void check_format(const rs_trace_format_ops *ops)
 static int generate(const rs_gen_ops *gen, const char *path, rs_err *err)
 {
     rs_config *opts;
-    rs_trace_writer *w;
     int rc = rs_config_new_with(&opts, gen->params, err);
     if (rc)
         return rc;
@@ -323,14 +322,8 @@ static int generate(const rs_gen_ops *gen, const char *path, rs_err *err)
         if (!strcmp(p->key, "keys"))
             rs_config_set(opts, "keys", "2000", err);
     }
-    if (!(rc = rs_config_validate(opts, err)) &&
-        !(rc = rs_trace_writer_open(&w, path, "binary", gen->daemon, err))) {
-        rc = gen->generate(opts, w, err);
-        if (rc)
-            rs_trace_writer_abort(w);
-        else
-            rc = rs_trace_writer_close(w, err);
-    }
+    if (!(rc = rs_config_validate(opts, err)))
+        rc = rs_gen_to_file(gen, opts, path, "binary", NULL, 0, err);
     rs_config_free(opts);
     return rc;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "gen_util.h"
 #include "sim/config.h"
 #include "traces/gen/gen.h"
 #include "traces/trace.h"
@@ -25,40 +26,9 @@ extern const rs_gen_ops rs_gen_fio;
 
 #define MiB (1024ull * 1024)
 
-static char dir[256];
-
-static const char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
-
-/* Generate with "k=v" settings (NULL-terminated) into path; returns the rc. */
 static int gen(const char *path, const char *const *kv, rs_err *err)
 {
-    rs_config *cfg;
-    rs_trace_writer *w;
-    int rc = rs_config_new_with(&cfg, rs_gen_fio.params, err);
-    if (rc)
-        return rc;
-    for (; *kv && rc == 0; kv++)
-        rc = rs_config_set_kv(cfg, *kv, "test", err);
-    if (rc == 0)
-        rc = rs_config_validate(cfg, err);
-    if (rc == 0)
-        rc = rs_trace_writer_open(&w, path, "binary", rs_gen_fio.daemon, err);
-    if (rc == 0) {
-        rc = rs_gen_fio.generate(cfg, w, err);
-        if (rc)
-            rs_trace_writer_abort(w);
-        else
-            rc = rs_trace_writer_close(w, err);
-    }
-    rs_config_free(cfg);
-    return rc;
+    return gen_with(&rs_gen_fio, path, "binary", kv, NULL, 0, err);
 }
 
 typedef struct recs {
@@ -379,12 +349,8 @@ static void test_bad_options(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/rssim-test-fio-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (scratch_dir("fio"))
         return 1;
-    }
     test_determinism();
     test_mix();
     test_random_offsets();

@@ -20,23 +20,13 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "gen_util.h"
 #include "sim/config.h"
 #include "traces/gen/gen.h"
 #include "traces/gen/kb_tree.h"
 #include "traces/trace.h"
 
 extern const rs_gen_ops rs_gen_kernel_build;
-
-static char dir[256];
-
-static const char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
 
 /* The fixture: tar order, parents first.  want_read: 1 = a build must read
  * it, 2 = it may (a header), 0 = never. */
@@ -110,27 +100,7 @@ static size_t name_len(const char *path)
 /* Generate with "k=v" settings (NULL-terminated) into path; summary optional. */
 static int gen(const char *path, const char *const *kv, char *summary, size_t cap, rs_err *err)
 {
-    rs_config *cfg;
-    rs_trace_writer *w;
-    int rc = rs_config_new_with(&cfg, rs_gen_kernel_build.params, err);
-    if (rc)
-        return rc;
-    for (; *kv && rc == 0; kv++)
-        rc = rs_config_set_kv(cfg, *kv, "test", err);
-    if (rc == 0)
-        rc = rs_config_validate(cfg, err);
-    if (rc == 0)
-        rc = rs_trace_writer_open(&w, path, "binary", rs_gen_kernel_build.daemon, err);
-    if (rc == 0) {
-        rc = summary ? rs_gen_kernel_build.generate_summary(cfg, w, summary, cap, err)
-                     : rs_gen_kernel_build.generate(cfg, w, err);
-        if (rc)
-            rs_trace_writer_abort(w);
-        else
-            rc = rs_trace_writer_close(w, err);
-    }
-    rs_config_free(cfg);
-    return rc;
+    return gen_with(&rs_gen_kernel_build, path, "binary", kv, summary, cap, err);
 }
 
 /* What an independent namespace replay of a trace found. */
@@ -476,14 +446,10 @@ static void test_shipped(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
     const char *names[] = { "tree.tsv", "outputs.tsv", "lock.bin", "seq.bin", "a.bin", "d1.bin",
                             "d2.bin", "d3.bin", "d4.bin", "bad-tree.tsv", "bad-outs.tsv" };
-    snprintf(dir, sizeof dir, "%s/rssim-test-kb-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (scratch_dir("kb"))
         return 1;
-    }
     write_fixture();
     test_fixture();
     test_determinism();

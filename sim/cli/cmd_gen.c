@@ -63,7 +63,6 @@ int cmd_gen(int argc, char **argv)
     const void *ops;
     const char *out = NULL, *format = NULL;
     rs_config *cfg = NULL;
-    rs_trace_writer *w = NULL;
     rs_err err = { 0 };
     char cmd[96], summary[512];
     int rc, status = 0;
@@ -140,15 +139,7 @@ int cmd_gen(int argc, char **argv)
         format = rs_cli_format_for_name(out);
     if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
         (rc = rs_config_validate(cfg, &err)) || (rc = rs_cli_mkdir_parent(out, &err)) ||
-        (rc = rs_trace_writer_open(&w, out, format, g->daemon, &err)))
-        goto fail;
-    summary[0] = '\0';
-    if ((rc = g->generate_summary ? g->generate_summary(cfg, w, summary, sizeof summary, &err)
-                                  : g->generate(cfg, w, &err))) {
-        rs_trace_writer_abort(w);
-        goto fail;
-    }
-    if ((rc = rs_trace_writer_close(w, &err)))
+        (rc = rs_gen_to_file(g, cfg, out, format, summary, sizeof summary, &err)))
         goto fail;
     if (summary[0])
         fprintf(stderr, "rssim gen %s: %s\n", g->name, summary);

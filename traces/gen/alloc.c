@@ -71,8 +71,11 @@ static uint64_t draw_size(gen *g)
     return g->size_min + gsl_rng_uniform_int(g->rng, (unsigned long)(g->size_max - g->size_min + 1));
 }
 
-static int generate(const rs_config *opts, rs_trace_writer *w, rs_err *err)
+static int generate(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
+                    rs_err *err)
 {
+    (void)r_summary; /* nothing to add to the options */
+    (void)cap;
     const char *pattern = rs_config_string(opts, "pattern");
     int64_t count = rs_config_int(opts, "count"), steps = rs_config_int(opts, "steps");
     int64_t threads = rs_config_int(opts, "threads");

@@ -139,21 +139,6 @@ typedef struct fio_gen {
     job *job;
 } fio_gen;
 
-/* The value written for key (for messages). */
-static const char *raw_of(const rs_config *opts, const char *key)
-{
-    const char *v = rs_config_raw(opts, key);
-    if (v)
-        return v;
-    const rs_param *p = rs_config_param(opts, key);
-    return p ? p->def : "";
-}
-
-static int bad(const rs_config *opts, const char *key, const char *why, rs_err *err)
-{
-    return rs_fail(err, RS_EINPUT, "bad value '%s' for key '%s': %s", raw_of(opts, key), key, why);
-}
-
 /* "random" or "zipf:THETA". */
 static int parse_distribution(const rs_config *opts, fio_gen *g, rs_err *err)
 {
@@ -163,10 +148,10 @@ static int parse_distribution(const rs_config *opts, fio_gen *g, rs_err *err)
     if (strcmp(d, "random") == 0)
         return 0;
     if (strncmp(d, "zipf:", 5) != 0)
-        return bad(opts, "random-distribution", "must be random or zipf:THETA", err);
+        return rs_config_bad_value(opts, "random-distribution", "must be random or zipf:THETA", err);
     g->theta = strtod(d + 5, &end);
     if (end == d + 5 || *end || !(g->theta > 0) || !isfinite(g->theta))
-        return bad(opts, "random-distribution", "zipf:THETA needs a number THETA > 0", err);
+        return rs_config_bad_value(opts, "random-distribution", "zipf:THETA needs a number THETA > 0", err);
     g->zipf = 1;
     return 0;
 }
@@ -179,14 +164,14 @@ static int op_count(const rs_config *opts, fio_gen *g, rs_err *err)
     double hint = rs_config_double(opts, "iops-hint");
 
     if (n < 0)
-        return bad(opts, "number-ios", "must be >= 0", err);
+        return rs_config_bad_value(opts, "number-ios", "must be >= 0", err);
     if (!(hint > 0) || !isfinite(hint))
-        return bad(opts, "iops-hint", "must be > 0", err);
+        return rs_config_bad_value(opts, "iops-hint", "must be > 0", err);
     g->ios_per_job = n > 0 ? (uint64_t)n : g->nblocks;
     if (runtime_ns > 0) {
         double budget = floor((double)runtime_ns * 1e-9 * hint / (double)g->jobs);
         if (budget < 1)
-            return bad(opts, "runtime", "runtime x iops-hint / numjobs is less than one I/O per job",
+            return rs_config_bad_value(opts, "runtime", "runtime x iops-hint / numjobs is less than one I/O per job",
                        err);
         if (budget < 1e18 && (n == 0 || (uint64_t)budget < (uint64_t)n))
             g->ios_per_job = (uint64_t)budget;
@@ -209,25 +194,25 @@ static int fio_setup(const rs_config *opts, fio_gen *g, rs_err *err)
         if (strcmp(rw_modes[i].name, rw) == 0)
             break;
     if (i == sizeof rw_modes / sizeof rw_modes[0])
-        return bad(opts, "rw", "must be randread, randwrite, randrw, read, write or rw", err);
+        return rs_config_bad_value(opts, "rw", "must be randread, randwrite, randrw, read, write or rw", err);
     g->mode = rw_modes[i].mode;
     g->random = rw_modes[i].random;
     g->bs_bytes = rs_config_size(opts, "bs");
     g->object_bytes = rs_config_size(opts, "object-size");
     if (g->bs_bytes < 1)
-        return bad(opts, "bs", "must be at least 1 byte", err);
+        return rs_config_bad_value(opts, "bs", "must be at least 1 byte", err);
     if (g->object_bytes < 1 || g->object_bytes > ((uint64_t)1 << 32))
-        return bad(opts, "object-size", "must be in 1 .. 4G (aux holds the offset inside it)", err);
+        return rs_config_bad_value(opts, "object-size", "must be in 1 .. 4G (aux holds the offset inside it)", err);
     if (size_bytes < g->bs_bytes)
-        return bad(opts, "size", "must hold at least one block of bs bytes", err);
+        return rs_config_bad_value(opts, "size", "must hold at least one block of bs bytes", err);
     if (jobs < 1 || jobs > 65536)
-        return bad(opts, "numjobs", "must be in 1 .. 65536", err);
+        return rs_config_bad_value(opts, "numjobs", "must be in 1 .. 65536", err);
     if (depth < 1 || depth > 65536)
-        return bad(opts, "iodepth", "must be in 1 .. 65536", err);
+        return rs_config_bad_value(opts, "iodepth", "must be in 1 .. 65536", err);
     if (mix < 0 || mix > 100)
-        return bad(opts, "rwmixread", "must be in 0 .. 100", err);
+        return rs_config_bad_value(opts, "rwmixread", "must be in 0 .. 100", err);
     if (!(rate >= 0) || !isfinite(rate))
-        return bad(opts, "rate-iops", "must be >= 0", err);
+        return rs_config_bad_value(opts, "rate-iops", "must be >= 0", err);
     g->nblocks = size_bytes / g->bs_bytes;
     g->jobs = (uint64_t)jobs;
     g->shared = rs_config_bool(opts, "file-shared");
@@ -236,14 +221,14 @@ static int fio_setup(const rs_config *opts, fio_gen *g, rs_err *err)
     /* a job's own file starts on an object boundary: whole objects apart */
     uint64_t objects = (g->nblocks * g->bs_bytes - 1) / g->object_bytes + 1;
     if (objects > UINT64_MAX / g->object_bytes / g->jobs)
-        return bad(opts, "size", "numjobs files of this size pass 2^64 bytes", err);
+        return rs_config_bad_value(opts, "size", "numjobs files of this size pass 2^64 bytes", err);
     g->job_span_bytes = g->shared ? 0 : objects * g->object_bytes;
     if ((rc = parse_distribution(opts, g, err)) || (rc = op_count(opts, g, err)))
         return rc;
     if (rate > 0) {
         g->rate_iops = rate;
         if (!((double)(g->ios_per_job - 1) * 1e9 / rate < 1.8e19))
-            return bad(opts, "rate-iops", "the last I/O's time passes 2^64 ns", err);
+            return rs_config_bad_value(opts, "rate-iops", "the last I/O's time passes 2^64 ns", err);
     }
     g->seed = (uint64_t)rs_config_int(opts, "seed");
     if (g->random && g->zipf) {
@@ -338,21 +323,15 @@ static int fio_run(const rs_config *opts, rs_trace_writer *w, uint64_t *r_record
     return rc;
 }
 
-static int fio_generate(const rs_config *opts, rs_trace_writer *w, rs_err *err)
-{
-    uint64_t records = 0;
-    return fio_run(opts, w, &records, err);
-}
-
-/* The same, and the line the CLI prints: what was written and how to
- * replay it (fio's iodepth cannot travel in the trace). */
-static int fio_generate_summary(const rs_config *opts, rs_trace_writer *w, char *r_summary,
-                                size_t cap, rs_err *err)
+/* The summary says what was written and how to replay it (fio's iodepth
+ * cannot travel in the trace). */
+static int fio_generate(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
+                        rs_err *err)
 {
     uint64_t records = 0;
     int rc = fio_run(opts, w, &records, err);
 
-    if (!rc)
+    if (!rc && r_summary && cap)
         snprintf(r_summary, cap, "%" PRIu64 " records; replay with --set client_iodepth=%" PRId64
                  " (fio's iodepth is not in the trace)", records, rs_config_int(opts, "iodepth"));
     return rc;
@@ -364,5 +343,4 @@ const rs_gen_ops rs_gen_fio = {
     .daemon = "osd",
     .params = fio_params,
     .generate = fio_generate,
-    .generate_summary = fio_generate_summary,
 };

@@ -19,13 +19,18 @@ typedef struct rs_gen_ops {
     const char *doc;         /* one line */
     const char *daemon;      /* the trace's daemon kind */
     const rs_param *params;  /* options, NULL-terminated; must include "seed" */
-    /* Write the whole trace to w (opened by the caller, closed by it). */
-    int (*generate)(const rs_config *opts, rs_trace_writer *w, rs_err *err);
-    /* Optional (NULL = use generate): generate, and describe what was written
-     * (records, peaks: known only after generating) in one line of at most
-     * cap bytes in r_summary, which the CLI prints on stderr. */
-    int (*generate_summary)(const rs_config *opts, rs_trace_writer *w, char *r_summary,
-                            size_t cap, rs_err *err);
+    /* Write the whole trace to w (opened by the caller, closed by it).
+     * When r_summary is not NULL, the generator may describe what it wrote
+     * (records, peaks: known only after generating, or how to replay it) in
+     * one line of at most cap bytes; it is left empty otherwise. */
+    int (*generate)(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
+                    rs_err *err);
 } rs_gen_ops;
+
+/* Generate into path (format "text" or "binary"; .gz/.zst compress): the
+ * file appears whole or not at all.  opts must be validated.  r_summary as
+ * for generate (may be NULL). */
+int rs_gen_to_file(const rs_gen_ops *gen, const rs_config *opts, const char *path,
+                   const char *format, char *r_summary, size_t cap, rs_err *err);
 
 #endif

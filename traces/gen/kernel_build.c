@@ -135,18 +135,6 @@ static unsigned digits(uint32_t v)
     return n;
 }
 
-static const char *raw_of(const rs_config *opts, const char *key)
-{
-    const char *v = rs_config_raw(opts, key);
-    const rs_param *p;
-    return v ? v : (p = rs_config_param(opts, key)) ? p->def : "";
-}
-
-static int bad(const rs_config *opts, const char *key, const char *why, rs_err *err)
-{
-    return rs_fail(err, RS_EINPUT, "bad value '%s' for key '%s': %s", raw_of(opts, key), key, why);
-}
-
 /* ---- ids, inodes, names ---- */
 
 static uint64_t ino_of(const kb_stream *s, uint32_t id)
@@ -413,13 +401,13 @@ static int listing_path(const rs_config *opts, const char *key, const char *valu
 {
     int n;
     if (!*value)
-        return bad(opts, key, "must name a listing file", err);
+        return rs_config_bad_value(opts, key, "must name a listing file", err);
     if (strchr(value, '/') || access(value, F_OK) == 0)
         n = snprintf(r_path, cap, "%s", value);
     else
         n = snprintf(r_path, cap, "%s/%s", RSSIM_TRACES_DIR, value);
     if (n < 0 || (size_t)n >= cap)
-        return bad(opts, key, "path too long", err);
+        return rs_config_bad_value(opts, key, "path too long", err);
     return 0;
 }
 
@@ -435,17 +423,17 @@ static int setup(kb_gen *g, const rs_config *opts, rs_err *err)
     int rc;
 
     if (clients < 1 || clients > 65536)
-        return bad(opts, "clients", "must be in 1 .. 65536", err);
+        return rs_config_bad_value(opts, "clients", "must be in 1 .. 65536", err);
     if (builds < 1 || clients * builds > (1 << 20))
-        return bad(opts, "builds", "must be >= 1, with clients * builds <= 1048576", err);
+        return rs_config_bad_value(opts, "builds", "must be >= 1, with clients * builds <= 1048576", err);
     if (rs_config_int(opts, "events") < 0)
-        return bad(opts, "events", "must be >= 0", err);
+        return rs_config_bad_value(opts, "events", "must be >= 0", err);
     if (rs_config_duration_ns(opts, "build-max") < rs_config_duration_ns(opts, "build-min"))
-        return bad(opts, "build-max", "must be >= build-min", err);
+        return rs_config_bad_value(opts, "build-max", "must be >= build-min", err);
     if (!(skew >= 0) || !isfinite(skew))
-        return bad(opts, "header-skew", "must be >= 0", err);
+        return rs_config_bad_value(opts, "header-skew", "must be >= 0", err);
     if (m.cmd_bytes_per_header < 1)
-        return bad(opts, "cmd-bytes-per-header", "must be >= 1", err);
+        return rs_config_bad_value(opts, "cmd-bytes-per-header", "must be >= 1", err);
     char tree_path[4096], outputs_path[4096];
     if ((rc = listing_path(opts, "tree", tree, tree_path, sizeof tree_path, err)) ||
         (rc = listing_path(opts, "outputs", outputs, outputs_path, sizeof outputs_path, err)) ||
@@ -511,8 +499,8 @@ static int run(kb_gen *g, uint64_t max_records, rs_trace_writer *w, rs_err *err)
     return 0;
 }
 
-static int kb_generate_summary(const rs_config *opts, rs_trace_writer *w, char *r_summary,
-                               size_t cap, rs_err *err)
+static int kb_generate(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
+                       rs_err *err)
 {
     kb_gen g;
     int rc;
@@ -531,16 +519,10 @@ static int kb_generate_summary(const rs_config *opts, rs_trace_writer *w, char *
     return rc;
 }
 
-static int kb_generate(const rs_config *opts, rs_trace_writer *w, rs_err *err)
-{
-    return kb_generate_summary(opts, w, NULL, 0, err);
-}
-
 const rs_gen_ops rs_gen_kernel_build = {
     .name = "kernel-build",
     .doc = "Linux kernel builds on CephFS: N clients x M builds of untar, make, rm -rf",
     .daemon = "mds",
     .params = kb_params,
     .generate = kb_generate,
-    .generate_summary = kb_generate_summary,
 };

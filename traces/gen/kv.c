@@ -160,21 +160,6 @@ static inline void rank_lookup(kv_gen *g, uint64_t rank, uint64_t *r_key, uint64
     }
 }
 
-/* The value written for key (for messages). */
-static const char *raw_of(const rs_config *opts, const char *key)
-{
-    const char *v = rs_config_raw(opts, key);
-    if (v)
-        return v;
-    const rs_param *p = rs_config_param(opts, key);
-    return p ? p->def : "";
-}
-
-static int bad(const rs_config *opts, const char *key, const char *why, rs_err *err)
-{
-    return rs_fail(err, RS_EINPUT, "bad value '%s' for key '%s': %s", raw_of(opts, key), key, why);
-}
-
 static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
 {
     int64_t keys = rs_config_int(opts, "keys"), events = rs_config_int(opts, "events");
@@ -187,19 +172,19 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
 
     memset(g, 0, sizeof *g);
     if (keys < 1 || keys > 4294967295ll)
-        return bad(opts, "keys", "must be in 1 .. 4294967295", err);
+        return rs_config_bad_value(opts, "keys", "must be in 1 .. 4294967295", err);
     if (events < 0)
-        return bad(opts, "events", "must be >= 0", err);
+        return rs_config_bad_value(opts, "events", "must be >= 0", err);
     if (!(rate > 0) || !isfinite(rate))
-        return bad(opts, "rate", "must be > 0", err);
+        return rs_config_bad_value(opts, "rate", "must be > 0", err);
     g->alpha = rs_config_double(opts, "alpha");
     if (!(g->alpha >= 0) || !isfinite(g->alpha))
-        return bad(opts, "alpha", "must be >= 0", err);
+        return rs_config_bad_value(opts, "alpha", "must be >= 0", err);
     for (i = 0; i < sizeof size_dists / sizeof size_dists[0]; i++)
         if (strcmp(size_dists[i].name, dist) == 0)
             break;
     if (i == sizeof size_dists / sizeof size_dists[0])
-        return bad(opts, "size-dist", "must be fixed, uniform or lognormal", err);
+        return rs_config_bad_value(opts, "size-dist", "must be fixed, uniform or lognormal", err);
     g->dist = size_dists[i].dist;
     g->size_bytes = rs_config_size(opts, "size");
     g->size_min_bytes = rs_config_size(opts, "size-min");
@@ -207,27 +192,27 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
     g->size_median_bytes = rs_config_size(opts, "size-median");
     g->size_sigma = rs_config_double(opts, "size-sigma");
     if (g->size_bytes < 1)
-        return bad(opts, "size", "must be at least 1 byte", err);
+        return rs_config_bad_value(opts, "size", "must be at least 1 byte", err);
     if (g->size_min_bytes < 1)
-        return bad(opts, "size-min", "must be at least 1 byte", err);
+        return rs_config_bad_value(opts, "size-min", "must be at least 1 byte", err);
     if (g->size_max_bytes < g->size_min_bytes)
-        return bad(opts, "size-max", "must be >= size-min", err);
+        return rs_config_bad_value(opts, "size-max", "must be >= size-min", err);
     if (g->size_median_bytes < 1)
-        return bad(opts, "size-median", "must be at least 1 byte", err);
+        return rs_config_bad_value(opts, "size-median", "must be at least 1 byte", err);
     if (!(g->size_sigma >= 0) || !isfinite(g->size_sigma))
-        return bad(opts, "size-sigma", "must be >= 0", err);
+        return rs_config_bad_value(opts, "size-sigma", "must be >= 0", err);
     if (!(w_get >= 0) || !isfinite(w_get))
-        return bad(opts, "get", "must be >= 0", err);
+        return rs_config_bad_value(opts, "get", "must be >= 0", err);
     if (!(w_set >= 0) || !isfinite(w_set))
-        return bad(opts, "set", "must be >= 0", err);
+        return rs_config_bad_value(opts, "set", "must be >= 0", err);
     if (!(w_del >= 0) || !isfinite(w_del))
-        return bad(opts, "del", "must be >= 0", err);
+        return rs_config_bad_value(opts, "del", "must be >= 0", err);
     double sum = w_get + w_set + w_del;
     if (!(sum > 0))
         return rs_fail(err, RS_EINPUT, "bad op mix: get + set + del must be > 0 (got %g + %g + %g)",
                        w_get, w_set, w_del);
     if (threads < 1 || threads > 65536)
-        return bad(opts, "threads", "must be in 1 .. 65536", err);
+        return rs_config_bad_value(opts, "threads", "must be in 1 .. 65536", err);
     g->keys = (uint64_t)keys;
     g->events = (uint64_t)events;
     g->mean_gap_ns = 1e9 / rate;
@@ -242,8 +227,11 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
     return 0;
 }
 
-static int kv_generate(const rs_config *opts, rs_trace_writer *w, rs_err *err)
+static int kv_generate(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
+                       rs_err *err)
 {
+    (void)r_summary; /* nothing to add to the options */
+    (void)cap;
     kv_gen g;
     gsl_rng *rng;
     double t_ns = 0;
