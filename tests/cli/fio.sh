@@ -5,12 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
-stat_is() { # stat_is NAME VALUE (in $T/out, from `trace stats`)
-  local got
-  got=$(awk -v k="$1" '$1 == k { print $2 }' "$T/out")
-  if [ "$got" = "$2" ]; then ok; else bad "stats $1 = '$got', want '$2'"; fi
-}
-
 expect_status 0 "gen fio -h" "$RSSIM" gen fio -h
 stdout_has "help names rw" "--rw STR"
 stdout_has "help names iodepth" "client_iodepth"

@@ -7,12 +7,6 @@
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
-stat_is() { # stat_is NAME VALUE (in $T/out, from `trace stats`)
-  local got
-  got=$(awk -v k="$1" '$1 == k { print $2 }' "$T/out")
-  if [ "$got" = "$2" ]; then ok; else bad "stats $1 = '$got', want '$2'"; fi
-}
-
 expect_status 0 "import -h" "$RSSIM" trace import -h
 stdout_has "import -h names the formats" "--from msr"
 expect_status 0 "trace -h lists import" "$RSSIM" trace -h

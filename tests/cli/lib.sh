@@ -29,6 +29,11 @@ stdout_has() {
   if grep -q -- "$2" "$T/out"; then ok; else bad "$1: stdout lacks '$2': $(head -c 400 "$T/out")"; fi
 }
 sql() { sqlite3 -batch -noheader "$1" "$2"; }
+stat_is() { # stat_is NAME VALUE: a field of `rssim trace stats` output saved in $T/out
+  local got
+  got=$(awk -v k="$1" '$1 == k { print $2 }' "$T/out")
+  if [ "$got" = "$2" ]; then ok; else bad "stats $1 = '$got', want '$2'"; fi
+}
 finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" = 0 ]
