@@ -13,6 +13,7 @@ static const rs_command commands[] = {
     { .name = "trace", .run = cmd_trace, .summary = "convert a trace or print its statistics" },
     { .name = "replay", .run = cmd_replay, .summary = "replay a trace through the models and store the run" },
     { .name = "sweep", .run = cmd_sweep, .summary = "replay a grid of parameter values on worker processes" },
+    { .name = "calibrate", .run = cmd_calibrate, .summary = "fit one parameter so a metric changes by a target (GSL Brent)" },
     { .name = "validate", .run = cmd_validate, .summary = "the allocator model against the real allocator on the same allocations" },
     { .name = "runs", .run = cmd_runs, .summary = "list, show or export stored runs" },
     { .name = "plot", .run = cmd_plot, .summary = "draw stored runs with gnuplot (PNG or SVG)" },
