@@ -1,0 +1,271 @@
+/*
+ * lru_mid.c — Ceph lru.h semantics (see lru_mid.h), and the cache policy
+ * "lru-mid" built on it for daemons that use the generic cache interface
+ * (midpoint from mds_cache_mid).  The MDS daemon calls the rs_lru_mid_*
+ * functions directly, since it needs two instances with different midpoints.
+ */
+#include "lru_mid.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NIL UINT32_MAX
+#define PINNED 4u
+
+void rs_lru_mid_init(rs_lru_mid *l, double midpoint)
+{
+    memset(l, 0, sizeof *l);
+    for (int i = 0; i < 4; i++)
+        l->list[i].head = l->list[i].tail = NIL;
+    l->midpoint = fmin(1.0, fmax(0.0, midpoint));
+}
+
+void rs_lru_mid_release(rs_lru_mid *l)
+{
+    free(l->prev);
+    free(l->next);
+    free(l->where);
+    memset(l, 0, sizeof *l);
+}
+
+static int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
+{
+    if (id < l->cap)
+        return 0;
+    uint32_t cap = l->cap ? l->cap : 1024;
+    while (cap <= id)
+        cap *= 2;
+    uint32_t *p = realloc(l->prev, (size_t)cap * sizeof *p);
+    if (p)
+        l->prev = p;
+    uint32_t *n = p ? realloc(l->next, (size_t)cap * sizeof *n) : NULL;
+    if (n)
+        l->next = n;
+    uint8_t *w = n ? realloc(l->where, cap) : NULL;
+    if (!w)
+        return rs_fail(err, RS_ENOMEM, "out of memory for an lru of %u items", cap);
+    memset(w + l->cap, 0, cap - l->cap);
+    l->where = w;
+    l->cap = cap;
+    return 0;
+}
+
+static void unlink_(rs_lru_mid *l, rs_oid id)
+{
+    rs_lru_mid_list *li = &l->list[l->where[id] & 3];
+    uint32_t p = l->prev[id], n = l->next[id];
+    if (p != NIL)
+        l->next[p] = n;
+    else
+        li->head = n;
+    if (n != NIL)
+        l->prev[n] = p;
+    else
+        li->tail = p;
+    li->size--;
+    l->where[id] &= PINNED;
+}
+
+static void push_front(rs_lru_mid *l, int which, rs_oid id)
+{
+    rs_lru_mid_list *li = &l->list[which];
+    l->prev[id] = NIL;
+    l->next[id] = li->head;
+    if (li->head != NIL)
+        l->prev[li->head] = id;
+    else
+        li->tail = id;
+    li->head = id;
+    li->size++;
+    l->where[id] = (uint8_t)((l->where[id] & PINNED) | (unsigned)which);
+}
+
+static void push_back(rs_lru_mid *l, int which, rs_oid id)
+{
+    rs_lru_mid_list *li = &l->list[which];
+    l->next[id] = NIL;
+    l->prev[id] = li->tail;
+    if (li->tail != NIL)
+        l->next[li->tail] = id;
+    else
+        li->head = id;
+    li->tail = id;
+    li->size++;
+    l->where[id] = (uint8_t)((l->where[id] & PINNED) | (unsigned)which);
+}
+
+/* xlist::push_front/back of an item already on a list moves it. */
+static void move_front(rs_lru_mid *l, int which, rs_oid id)
+{
+    unlink_(l, id);
+    push_front(l, which, id);
+}
+
+static void move_back(rs_lru_mid *l, int which, rs_oid id)
+{
+    unlink_(l, id);
+    push_back(l, which, id);
+}
+
+/* lru.h adjust(): keep |top| = floor(midpoint * (size - pinned)). */
+static void adjust(rs_lru_mid *l)
+{
+    uint64_t toplen = l->list[RS_LRU_TOP].size;
+    uint64_t topwant = (uint64_t)(l->midpoint * (double)(rs_lru_mid_size(l) - l->num_pinned));
+    for (uint64_t i = toplen; i < topwant && l->list[RS_LRU_BOTTOM].head != NIL; i++)
+        move_back(l, RS_LRU_TOP, l->list[RS_LRU_BOTTOM].head);
+    for (uint64_t i = toplen; i > topwant && l->list[RS_LRU_TOP].tail != NIL; i--)
+        move_front(l, RS_LRU_BOTTOM, l->list[RS_LRU_TOP].tail);
+}
+
+static int insert(rs_lru_mid *l, int which, rs_oid id, int pinned, rs_err *err)
+{
+    int rc = reserve(l, id, err);
+    if (rc)
+        return rc;
+    l->where[id] = pinned ? PINNED : 0;
+    if (pinned)
+        l->num_pinned++;
+    push_front(l, which, id);
+    adjust(l);
+    return 0;
+}
+
+int rs_lru_mid_insert_mid(rs_lru_mid *l, rs_oid id, int pinned, rs_err *err)
+{
+    return insert(l, RS_LRU_BOTTOM, id, pinned, err);
+}
+
+int rs_lru_mid_insert_top(rs_lru_mid *l, rs_oid id, int pinned, rs_err *err)
+{
+    return insert(l, RS_LRU_TOP, id, pinned, err);
+}
+
+void rs_lru_mid_touch(rs_lru_mid *l, rs_oid id)
+{
+    move_front(l, RS_LRU_TOP, id);
+    adjust(l);
+}
+
+void rs_lru_mid_remove(rs_lru_mid *l, rs_oid id)
+{
+    if (!rs_lru_mid_holds(l, id))
+        return;
+    if (l->where[id] & PINNED)
+        l->num_pinned--;
+    unlink_(l, id);
+    l->where[id] = 0;
+    adjust(l);
+}
+
+void rs_lru_mid_pin(rs_lru_mid *l, rs_oid id)
+{
+    if (l->where[id] & PINNED)
+        return;
+    l->where[id] |= PINNED;
+    l->num_pinned++;
+}
+
+void rs_lru_mid_unpin(rs_lru_mid *l, rs_oid id)
+{
+    if (!(l->where[id] & PINNED))
+        return;
+    l->where[id] &= (uint8_t)~PINNED;
+    l->num_pinned--;
+    if ((l->where[id] & 3) == RS_LRU_PINTAIL) {
+        move_back(l, RS_LRU_BOTTOM, id); /* lru_bottouch */
+        adjust(l);
+    }
+}
+
+rs_oid rs_lru_mid_next_expire(rs_lru_mid *l)
+{
+    adjust(l);
+    for (int which = RS_LRU_BOTTOM; which >= RS_LRU_TOP; which--) {
+        while (l->list[which].tail != NIL) {
+            rs_oid id = l->list[which].tail;
+            if (!(l->where[id] & PINNED))
+                return id;
+            move_front(l, RS_LRU_PINTAIL, id);
+        }
+    }
+    return RS_OID_NONE;
+}
+
+/* ---- the registered cache policy ---- */
+
+static const rs_param params[] = {
+    { .key = "mds_cache_mid", .type = RS_PT_DOUBLE, .def = "0.7",
+      .doc = "LRU midpoint: the fraction of unpinned items kept in the top list; new items "
+             "enter below it (Ceph mds_cache_mid, v15 default 0.7)" },
+    { .key = NULL },
+};
+
+static int create(const rs_config *cfg, void **r_state, rs_err *err)
+{
+    rs_lru_mid *l = malloc(sizeof *l);
+    if (!l)
+        return rs_fail(err, RS_ENOMEM, "out of memory for cache policy lru-mid");
+    rs_lru_mid_init(l, rs_config_double(cfg, "mds_cache_mid"));
+    *r_state = l;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    rs_lru_mid_release(state);
+    free(state);
+}
+
+static int op_insert(void *state, rs_oid id, uint64_t bytes, rs_err *err)
+{
+    (void)bytes;
+    return rs_lru_mid_insert_mid(state, id, 0, err);
+}
+
+static void op_touch(void *state, rs_oid id)
+{
+    rs_lru_mid_touch(state, id);
+}
+
+static void op_remove(void *state, rs_oid id)
+{
+    rs_lru_mid_remove(state, id);
+}
+
+static void op_pin(void *state, rs_oid id)
+{
+    rs_lru_mid_pin(state, id);
+}
+
+static void op_unpin(void *state, rs_oid id)
+{
+    rs_lru_mid_unpin(state, id);
+}
+
+static rs_oid op_victim(void *state)
+{
+    return rs_lru_mid_next_expire(state);
+}
+
+static uint64_t op_count(const void *state)
+{
+    return rs_lru_mid_size(state);
+}
+
+const rs_cache_ops rs_cache_lru_mid = {
+    .name = "lru-mid",
+    .doc = "Ceph lru.h: top/bottom/pintail, insert at the midpoint (mds_cache_mid), touch to top, "
+           "pinned items moved to pintail when met",
+    .params = params,
+    .create = create,
+    .destroy = destroy,
+    .insert = op_insert,
+    .touch = op_touch,
+    .remove = op_remove,
+    .pin = op_pin,
+    .unpin = op_unpin,
+    .victim = op_victim,
+    .count = op_count,
+};

@@ -1,0 +1,1081 @@
+/*
+ * mds.c — daemon "mds": the CephFS metadata server's cache (design.md §5.2).
+ *
+ * The namespace ("on disk") is an array of inode records found through an
+ * open-addressing table on the inode number; the cache is what of it the
+ * MDS holds in memory.  A cached regular file or directory is one object
+ * of kind RS_MDS_FILE: its primary dentry and its inode live and die
+ * together (expiring the dentry frees the inode, MDCache::trim_dentry ->
+ * trim_inode).  A directory with a cached child also has an open dirfrag
+ * (RS_MDS_DIR), freed when the directory's own dentry expires — which can
+ * only happen once the dirfrag is empty, because a cached child pins it
+ * (CDir PIN_CHILD -> CInode PIN_DIRFRAG -> CDentry PIN_INODEPIN).  An unlink
+ * leaves a null dentry (RS_MDS_NULL) on the bottom LRU until the next trim.
+ *
+ * Dentries sit on two Ceph lru.h lists (models/cache/lru_mid.h): `lru`
+ * (midpoint mds_cache_mid) and `bottom_lru` (midpoint 0, null dentries).
+ * A dentry is pinned while its inode has a client capability or cached
+ * children.  Clients are the records' thread ids; each holds its caps in
+ * issue order (the kernel client's session cap list) and, when recalled,
+ * releases the oldest caps of files it does not hold open after
+ * mds_client_release_delay.  Recall runs inside the trim pass whenever the
+ * cache is still over the trim target afterwards (check_memory_usage):
+ * mds_recall = luminous is v12's ratio recall, octopus is v15's throttled
+ * recall (Server::recall_client_state).
+ *
+ * With mds_request_service_time S > 0 the MDS is one server: each record
+ * holds it for S and the trace waits (rs_engine_hold) until it is free, so a
+ * workload faster than 1/S requests per second runs at the MDS's pace.
+ *
+ * Threads: every record runs on the dispatch thread (0), trim passes free
+ * on the trimming thread (1: Luminous's timer, Octopus's upkeep thread).
+ * Memory of the simulator: 40 B per inode record + 8-byte hash slots at
+ * load <= 3/4, and per cached object the object table's 16 + 5 x 8 B and the
+ * LRU's 9 B; 40 B per capability.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/hash.h"
+#include "../../sim/registry.h"
+#include "../cache/lru_mid.h"
+#include "../layout/mds_layout.h"
+#include "../layout/objects.h"
+#include "../trim/decay.h"
+#include "daemon.h"
+
+#define NIL UINT32_MAX
+#define ROOT 0u          /* namespace index of inode 1 */
+#define ROOT_INO 1u
+#define T_DISPATCH 0u
+#define T_TRIM 1u
+
+enum { F_DIR = 1, F_FREE = 2 };
+
+typedef struct ino_rec {
+    uint64_t ino;
+    uint32_t parent;          /* index of the parent directory (NIL for the root) */
+    uint32_t oid;             /* cached dentry+inode object, or NIL */
+    uint32_t dir_oid;         /* open dirfrag object, or NIL */
+    uint32_t caps;            /* first capability on it, or NIL */
+    uint32_t cached_children; /* cached primary dentries in its dirfrag */
+    uint32_t children;        /* entries in the namespace (a free record: next free) */
+    uint8_t name_len;         /* dentry name length, capped at 255 */
+    uint8_t flags;            /* F_DIR, F_FREE */
+} ino_rec;
+
+typedef struct cap_rec {
+    rs_addr addr[2];          /* its allocations (rs_mds_side_parts) */
+    uint32_t ino;             /* index of the inode (a free record: next free) */
+    uint32_t next_in_ino;     /* next cap on the same inode */
+    uint32_t prev, next;      /* the client's caps, in issue order */
+    uint16_t client;
+    uint16_t open;            /* OPENs not yet CLOSEd by this client */
+} cap_rec;
+
+struct mds;
+
+typedef struct client {
+    struct mds *m;
+    uint32_t id;
+    uint32_t head, tail;      /* oldest, newest cap */
+    uint64_t ncaps;
+    uint64_t recall_limit;    /* max_caps of the last recall (UINT64_MAX: none) */
+    int release_pending;      /* a release event is scheduled */
+    rs_decay recall_throttle, recall_throttle2o;
+    rs_addr req_addr, jrn_addr; /* the request in flight and its journal event */
+} client;
+
+enum bad_kind { BAD_UNKNOWN_INODE, BAD_MISSING_DENTRY, BAD_CLOSE, BAD_OTHER, BAD_KINDS };
+
+typedef struct mds {
+    rs_engine *eng;
+    rs_alloc *alloc;
+    rs_objects objs;
+    const rs_mds_sizes *sizes;
+    int mds_layout;           /* objs' layout is an MDS one (aux = kind | name) */
+    rs_lru_mid lru, bottom;
+    rs_trim trim;
+    rs_trim_target target;
+    rs_trim_stats trim_stats;
+
+    ino_rec *ino;
+    uint32_t nino, ino_cap, ino_free;
+    uint64_t *slots;
+    uint64_t mask, nkeys;
+
+    cap_rec *cap;
+    uint32_t ncap_used, cap_cap, cap_free;
+    uint64_t caps_count, caps_peak;
+    uint64_t caps_tracked_bytes, caps_untracked_bytes;
+
+    client **cl;
+    client **order;           /* scratch for recall: clients by caps */
+    uint32_t ncl;
+
+    /* MDCache::inode_map's bucket array (grows, never shrinks) */
+    rs_addr buckets_addr;
+    uint64_t buckets, cached_inodes;
+
+    uint64_t side_untracked_bytes; /* requests and journal events in flight */
+    uint32_t request_bytes, journal_bytes;
+
+    uint64_t limit_bytes, base_bytes;
+    double reserve, health_threshold;
+    int strict, recall_octopus;
+    uint64_t release_delay_ns;
+    uint64_t service_ns;      /* mds_request_service_time */
+    uint64_t busy_until_ns;   /* the request being served ends then */
+    int64_t recall_max_caps, recall_max_decay_threshold, recall_global_threshold;
+    int64_t min_caps, max_caps;
+    double max_ratio_caps, recall_half_life;
+    rs_decay recall_global;
+
+    int exceeded;             /* cache went over the trim target (exceeded_size_limit) */
+    int oversized;            /* over mds_health_cache_threshold * limit */
+    uint64_t oversized_since_ns, oversized_ns, oversized_count;
+    uint64_t accounted_peak_bytes, items_peak_count;
+    uint64_t bad[BAD_KINDS];
+    uint64_t recalls, caps_recalled, caps_released, heap_releases, loads;
+    int trimming;
+    int failed;               /* an allocation failed inside a timer */
+} mds;
+
+static const rs_param params[] = {
+    { .key = "mds_cache_memory_limit", .type = RS_PT_SIZE, .def = "4G",
+      .doc = "the limit on the mds_co mempool bytes (v15 default 4 GiB; 1 GiB in Luminous)" },
+    { .key = "mds_health_cache_threshold", .type = RS_PT_DOUBLE, .def = "1.5",
+      .doc = "the MDS_CACHE_OVERSIZED health warning is raised above this times the limit" },
+    { .key = "mds_cache_release_free_interval", .type = RS_PT_DURATION, .def = "10s",
+      .doc = "tcmalloc ReleaseFreeMemory every this often (Octopus+ upkeep); 0 = never (Luminous)" },
+    { .key = "mds_recall", .type = RS_PT_STRING, .def = "octopus",
+      .doc = "cap recall algorithm: 'octopus' (v15 throttled Server::recall_client_state) or "
+             "'luminous' (v12: every session to num_caps * (1 - min(0.8, toofull ratio)))" },
+    { .key = "mds_recall_max_caps", .type = RS_PT_INT, .def = "5000",
+      .doc = "caps recalled from one session per recall (v15 5000; 30000 since PR 38574)" },
+    { .key = "mds_recall_max_decay_rate", .type = RS_PT_DOUBLE, .def = "2.5",
+      .doc = "half-life (s) of the recall throttles (v15 2.5; 1.5 since PR 38574)" },
+    { .key = "mds_recall_max_decay_threshold", .type = RS_PT_INT, .def = "16384",
+      .doc = "per-session recall throttle (v15 16K; 128K since PR 38574)" },
+    { .key = "mds_recall_global_max_decay_threshold", .type = RS_PT_INT, .def = "65536",
+      .doc = "global recall throttle (v15 64K; 128K since PR 38574)" },
+    { .key = "mds_min_caps_per_client", .type = RS_PT_INT, .def = "100",
+      .doc = "recall never asks a client to go below this many caps" },
+    { .key = "mds_max_caps_per_client", .type = RS_PT_INT, .def = "1048576",
+      .doc = "a session above this many caps is recalled (v15 ENFORCE_MAX)" },
+    { .key = "mds_max_ratio_caps_per_client", .type = RS_PT_DOUBLE, .def = "0.8",
+      .doc = "Luminous recall: no session keeps more than this fraction of all caps" },
+    { .key = "mds_client_release_delay", .type = RS_PT_DURATION, .def = "100ms",
+      .doc = "rssim: time a client takes to release recalled caps (not a Ceph option)" },
+    { .key = "mds_request_service_time", .type = RS_PT_DURATION, .def = "0",
+      .doc = "rssim: time one request holds the MDS (mds_lock serializes requests); the next "
+             "record waits until it is done; 0 = an infinitely fast MDS (records at trace times)" },
+    { .key = "mds_request_bytes", .type = RS_PT_SIZE, .def = "4K",
+      .doc = "rssim: untracked bytes of one request in flight (message, MDRequest, reply); "
+             "estimate, 0 = none" },
+    { .key = "mds_journal_event_bytes", .type = RS_PT_SIZE, .def = "4K",
+      .doc = "rssim: untracked bytes of the journal event of a namespace change; estimate, 0 = none" },
+    { .key = NULL },
+};
+
+/* ---------------------------------------------------------------- namespace */
+
+#define SLOT_ID(s) ((uint32_t)(s) - 1)
+
+static uint64_t probe(const mds *m, uint64_t ino)
+{
+    uint64_t h = rs_hash64(ino), i = h & m->mask, tag = h >> 32;
+    for (;;) {
+        uint64_t s = m->slots[i];
+        if (!s || ((s >> 32) == tag && m->ino[SLOT_ID(s)].ino == ino))
+            return i;
+        i = (i + 1) & m->mask;
+    }
+}
+
+/* Namespace index of inode number ino, or NIL. */
+static uint32_t find(const mds *m, uint64_t ino)
+{
+    uint64_t s = m->slots[probe(m, ino)];
+    return s ? SLOT_ID(s) : NIL;
+}
+
+static int rehash(mds *m, uint64_t nslots, rs_err *err)
+{
+    uint64_t *old = m->slots, oldn = old ? m->mask + 1 : 0;
+    uint64_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %llu inode slots",
+                       (unsigned long long)nslots);
+    m->slots = slots;
+    m->mask = nslots - 1;
+    for (uint64_t i = 0; i < oldn; i++)
+        if (old[i]) {
+            uint64_t j = rs_hash64(m->ino[SLOT_ID(old[i])].ino) & m->mask;
+            while (m->slots[j])
+                j = (j + 1) & m->mask;
+            m->slots[j] = old[i];
+        }
+    free(old);
+    return 0;
+}
+
+static void slot_delete(mds *m, uint64_t i)
+{
+    uint64_t j = i;
+    for (;;) {
+        j = (j + 1) & m->mask;
+        uint64_t s = m->slots[j];
+        if (!s)
+            break;
+        uint64_t home = rs_hash64(m->ino[SLOT_ID(s)].ino) & m->mask;
+        if (((j - home) & m->mask) >= ((j - i) & m->mask)) {
+            m->slots[i] = s;
+            i = j;
+        }
+    }
+    m->slots[i] = 0;
+    m->nkeys--;
+}
+
+/* A new namespace record for ino (not present). */
+static int ns_add(mds *m, uint64_t ino, uint32_t parent, uint32_t name_len, int is_dir,
+                  uint32_t *r_idx, rs_err *err)
+{
+    int rc;
+    uint32_t idx;
+
+    if ((m->nkeys + 1) * 4 > (m->mask + 1) * 3 && (rc = rehash(m, 2 * (m->mask + 1), err)))
+        return rc;
+    if (m->ino_free != NIL) {
+        idx = m->ino_free;
+        m->ino_free = m->ino[idx].children;
+    } else {
+        if (m->nino == m->ino_cap) {
+            uint32_t cap = m->ino_cap ? m->ino_cap * 2 : 1024;
+            ino_rec *p = cap > m->ino_cap ? realloc(m->ino, (size_t)cap * sizeof *p) : NULL;
+            if (!p)
+                return rs_fail(err, RS_ENOMEM, "out of memory for %u inodes", cap);
+            m->ino = p;
+            m->ino_cap = cap;
+        }
+        idx = m->nino++;
+    }
+    m->ino[idx] = (ino_rec){
+        .ino = ino, .parent = parent, .oid = NIL, .dir_oid = NIL, .caps = NIL,
+        .name_len = (uint8_t)(name_len > 255 ? 255 : name_len), .flags = is_dir ? F_DIR : 0,
+    };
+    m->slots[probe(m, ino)] = ((rs_hash64(ino) >> 32) << 32) | ((uint64_t)idx + 1);
+    m->nkeys++;
+    if (parent != NIL)
+        m->ino[parent].children++;
+    *r_idx = idx;
+    return 0;
+}
+
+static void ns_del(mds *m, uint32_t idx)
+{
+    ino_rec *r = &m->ino[idx];
+    slot_delete(m, probe(m, r->ino));
+    if (r->parent != NIL)
+        m->ino[r->parent].children--;
+    *r = (ino_rec){ .flags = F_FREE, .children = m->ino_free, .parent = NIL, .oid = NIL,
+                    .dir_oid = NIL, .caps = NIL };
+    m->ino_free = idx;
+}
+
+/* ------------------------------------------------------------ cache objects */
+
+static uint64_t accounted(const mds *m)
+{
+    return m->objs.accounted_bytes + m->caps_tracked_bytes;
+}
+
+static uint64_t toofull_bytes(const mds *m)
+{
+    return (uint64_t)((double)m->limit_bytes * m->reserve);
+}
+
+static void health_update(mds *m, uint64_t now_ns)
+{
+    uint64_t acc = accounted(m);
+    int over = (double)acc > m->health_threshold * (double)m->limit_bytes;
+    if (acc > m->accounted_peak_bytes)
+        m->accounted_peak_bytes = acc;
+    if (over && !m->oversized) {
+        m->oversized_since_ns = now_ns;
+        m->oversized_count++;
+    } else if (!over && m->oversized) {
+        m->oversized_ns += now_ns - m->oversized_since_ns;
+    }
+    m->oversized = over;
+}
+
+static int obj_add(mds *m, unsigned kind, uint32_t key, uint32_t name_len, uint32_t thread,
+                   uint64_t now_ns, rs_oid *r_id, rs_err *err)
+{
+    uint32_t aux = RS_MDS_AUX(kind, name_len > 0xffffff ? 0xffffff : name_len);
+    return rs_objects_add(&m->objs, key, rs_mds_object_bytes(m->sizes, kind), aux, thread, now_ns,
+                          r_id, NULL, err);
+}
+
+static void update_pin(mds *m, uint32_t idx)
+{
+    const ino_rec *r = &m->ino[idx];
+    if (r->oid == NIL)
+        return;
+    if (r->caps != NIL || r->cached_children)
+        rs_lru_mid_pin(&m->lru, r->oid);
+    else
+        rs_lru_mid_unpin(&m->lru, r->oid);
+}
+
+static int inode_map_grow(mds *m, uint32_t thread, uint64_t now_ns, rs_err *err)
+{
+    /* libstdc++'s prime rehash policy roughly doubles the bucket count when
+     * the element count passes it (max_load_factor 1); the old array is
+     * freed after the new one is filled */
+    uint64_t nb = m->buckets ? m->buckets * 2 : 16;
+    rs_addr a = m->alloc->ops->alloc(m->alloc->state, nb * 8, thread, now_ns);
+    if (!a)
+        return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
+                       m->alloc->ops->name);
+    if (m->buckets_addr)
+        m->alloc->ops->free(m->alloc->state, m->buckets_addr, m->buckets * 8, thread, now_ns);
+    m->buckets_addr = a;
+    m->buckets = nb;
+    return 0;
+}
+
+static int open_dirfrag(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
+{
+    if (m->ino[idx].dir_oid != NIL)
+        return 0;
+    rs_oid id;
+    int rc = obj_add(m, RS_MDS_DIR, idx, 0, thread, now_ns, &id, err);
+    if (!rc)
+        m->ino[idx].dir_oid = id;
+    return rc;
+}
+
+/* Bring inode idx (and every ancestor) into the cache: CDir::fetch /
+ * open_ino insert loaded dentries at the LRU midpoint. */
+static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
+{
+    ino_rec *r = &m->ino[idx];
+    int rc;
+    rs_oid id;
+
+    if (idx == ROOT || r->oid != NIL)
+        return 0;
+    uint32_t p = r->parent;
+    if ((rc = load(m, p, thread, now_ns, err)) || (rc = open_dirfrag(m, p, thread, now_ns, err)))
+        return rc;
+    if (m->cached_inodes + 1 > m->buckets && (rc = inode_map_grow(m, thread, now_ns, err)))
+        return rc;
+    r = &m->ino[idx];
+    if ((rc = obj_add(m, RS_MDS_FILE, idx, r->name_len, thread, now_ns, &id, err)))
+        return rc;
+    if ((rc = rs_lru_mid_insert_mid(&m->lru, id, r->caps != NIL, err))) {
+        rs_objects_del(&m->objs, id, thread, now_ns);
+        return rc;
+    }
+    r->oid = id;
+    m->cached_inodes++;
+    if (m->ino[p].cached_children++ == 0)
+        update_pin(m, p);
+    if (accounted(m) > toofull_bytes(m))
+        m->exceeded = 1;
+    uint64_t items = rs_lru_mid_size(&m->lru) + rs_lru_mid_size(&m->bottom);
+    if (items > m->items_peak_count)
+        m->items_peak_count = items;
+    health_update(m, now_ns);
+    return 0;
+}
+
+/* Drop the cached dentry+inode of idx (expiry or unlink); its dirfrag goes
+ * with it. */
+static uint64_t unload(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns)
+{
+    ino_rec *r = &m->ino[idx];
+    uint64_t bytes = 0;
+    if (r->dir_oid != NIL) {
+        bytes += rs_objects_del(&m->objs, r->dir_oid, thread, now_ns);
+        r->dir_oid = NIL;
+    }
+    rs_lru_mid_remove(&m->lru, r->oid);
+    bytes += rs_objects_del(&m->objs, r->oid, thread, now_ns);
+    r->oid = NIL;
+    m->cached_inodes--;
+    if (--m->ino[r->parent].cached_children == 0)
+        update_pin(m, r->parent);
+    return bytes;
+}
+
+/* ------------------------------------------------------------ capabilities */
+
+static int get_client(mds *m, uint32_t id, client **r_c, rs_err *err)
+{
+    if (id >= m->ncl) {
+        uint32_t n = id + 1;
+        client **p = realloc(m->cl, (size_t)n * sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %u clients", n);
+        memset(p + m->ncl, 0, (size_t)(n - m->ncl) * sizeof *p);
+        m->cl = p;
+        client **o = realloc(m->order, (size_t)n * sizeof *o);
+        if (!o)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %u clients", n);
+        m->order = o;
+        m->ncl = n;
+    }
+    if (!m->cl[id]) {
+        client *c = calloc(1, sizeof *c);
+        if (!c)
+            return rs_fail(err, RS_ENOMEM, "out of memory for a client");
+        *c = (client){ .m = m, .id = id, .head = NIL, .tail = NIL, .recall_limit = UINT64_MAX };
+        rs_decay_init(&c->recall_throttle, m->recall_half_life, m->eng->now_ns);
+        rs_decay_init(&c->recall_throttle2o, 0.5, m->eng->now_ns);
+        m->cl[id] = c;
+    }
+    *r_c = m->cl[id];
+    return 0;
+}
+
+/* The cap client c holds on inode idx, or NIL. */
+static uint32_t cap_find(const mds *m, uint32_t idx, uint32_t c)
+{
+    for (uint32_t k = m->ino[idx].caps; k != NIL; k = m->cap[k].next_in_ino)
+        if (m->cap[k].client == c)
+            return k;
+    return NIL;
+}
+
+static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
+{
+    uint32_t k = cap_find(m, idx, c->id);
+    rs_part parts[2];
+
+    if (k != NIL) {
+        *r_cap = k;
+        return 0;
+    }
+    if (m->cap_free != NIL) {
+        k = m->cap_free;
+        m->cap_free = m->cap[k].ino;
+    } else {
+        if (m->ncap_used == m->cap_cap) {
+            uint32_t ncap = m->cap_cap ? m->cap_cap * 2 : 1024;
+            cap_rec *p = ncap > m->cap_cap ? realloc(m->cap, (size_t)ncap * sizeof *p) : NULL;
+            if (!p)
+                return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", ncap);
+            m->cap = p;
+            m->cap_cap = ncap;
+        }
+        k = m->ncap_used++;
+    }
+    unsigned n = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, parts);
+    cap_rec *cp = &m->cap[k];
+    *cp = (cap_rec){ .ino = idx, .next_in_ino = m->ino[idx].caps, .prev = c->tail, .next = NIL,
+                     .client = (uint16_t)c->id };
+    for (unsigned i = 0; i < n; i++) {
+        cp->addr[i] = m->alloc->ops->alloc(m->alloc->state, parts[i].size_bytes, T_DISPATCH, now_ns);
+        if (!cp->addr[i])
+            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
+                           m->alloc->ops->name);
+        if (parts[i].tracked)
+            m->caps_tracked_bytes += parts[i].size_bytes;
+        else
+            m->caps_untracked_bytes += parts[i].size_bytes;
+    }
+    if (c->tail != NIL)
+        m->cap[c->tail].next = k;
+    else
+        c->head = k;
+    c->tail = k;
+    c->ncaps++;
+    int first = m->ino[idx].caps == NIL;
+    m->ino[idx].caps = k;
+    if (first)
+        update_pin(m, idx);
+    if (++m->caps_count > m->caps_peak)
+        m->caps_peak = m->caps_count;
+    *r_cap = k;
+    return 0;
+}
+
+static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
+{
+    cap_rec *cp = &m->cap[k];
+    client *c = m->cl[cp->client];
+    uint32_t idx = cp->ino;
+    rs_part parts[2];
+
+    /* off the inode's list (short: one cap per client holding the inode) */
+    uint32_t *pp = &m->ino[idx].caps;
+    while (*pp != k)
+        pp = &m->cap[*pp].next_in_ino;
+    *pp = cp->next_in_ino;
+    /* off the client's list */
+    if (cp->prev != NIL)
+        m->cap[cp->prev].next = cp->next;
+    else
+        c->head = cp->next;
+    if (cp->next != NIL)
+        m->cap[cp->next].prev = cp->prev;
+    else
+        c->tail = cp->prev;
+    c->ncaps--;
+    unsigned n = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, parts);
+    for (unsigned i = 0; i < n; i++) {
+        m->alloc->ops->free(m->alloc->state, cp->addr[i], parts[i].size_bytes, thread, now_ns);
+        if (parts[i].tracked)
+            m->caps_tracked_bytes -= parts[i].size_bytes;
+        else
+            m->caps_untracked_bytes -= parts[i].size_bytes;
+    }
+    cp->ino = m->cap_free;
+    m->cap_free = k;
+    m->caps_count--;
+    if (m->ino[idx].caps == NIL)
+        update_pin(m, idx);
+}
+
+/* The client got RECALL_STATE(max_caps) a moment ago: like the kernel's
+ * ceph_trim_caps, it walks its caps oldest first and releases those of
+ * inodes it does not hold open, until it is at the limit. */
+static void on_release(void *ctx, uint64_t now_ns)
+{
+    client *c = ctx;
+    mds *m = c->m;
+    uint32_t k = c->head;
+
+    c->release_pending = 0;
+    while (k != NIL && c->ncaps > c->recall_limit) {
+        uint32_t next = m->cap[k].next;
+        if (!m->cap[k].open) {
+            cap_drop(m, k, T_DISPATCH, now_ns);
+            m->caps_released++;
+        }
+        k = next;
+    }
+    c->recall_limit = UINT64_MAX;
+    health_update(m, now_ns);
+}
+
+static void send_recall(mds *m, client *c, uint64_t newlim, uint64_t now_ns)
+{
+    uint64_t count = c->ncaps - newlim;
+    rs_err err;
+
+    c->recall_limit = newlim;
+    m->recalls++;
+    m->caps_recalled += count;
+    if (c->release_pending)
+        return;
+    if (rs_engine_at(m->eng, now_ns + m->release_delay_ns, on_release, c, &err))
+        rs_engine_abort(m->eng, &err);
+    else
+        c->release_pending = 1;
+}
+
+static int by_caps_desc(const void *a, const void *b)
+{
+    const client *x = *(client *const *)a, *y = *(client *const *)b;
+    if (x->ncaps != y->ncaps)
+        return x->ncaps < y->ncaps ? 1 : -1;
+    return x->id < y->id ? -1 : 1;
+}
+
+/* Luminous Server::recall_client_state(): every session above
+ * mds_min_caps_per_client to num_caps * (1 - min(0.8, toofull ratio)), and
+ * none above mds_max_ratio_caps_per_client of all caps. */
+static void recall_luminous(mds *m, uint64_t target_bytes, uint64_t now_ns)
+{
+    double over = target_bytes ? ((double)accounted(m) - (double)target_bytes) / (double)target_bytes : 0;
+    double ratio = 1.0 - (over < 0.8 ? over : 0.8);
+    uint64_t max_caps = (uint64_t)((double)m->caps_count * m->max_ratio_caps);
+
+    for (uint32_t i = 0; i < m->ncl; i++) {
+        client *c = m->cl[i];
+        if (!c || c->ncaps <= (uint64_t)m->min_caps)
+            continue;
+        uint64_t newlim = (uint64_t)((double)c->ncaps * ratio);
+        if (newlim > max_caps)
+            newlim = max_caps;
+        if (c->ncaps > newlim)
+            send_recall(m, c, newlim, now_ns);
+    }
+}
+
+/* v15 Server::recall_client_state(TRIM): sessions with most caps first,
+ * each asked for at most mds_recall_max_caps, skipped when its decaying
+ * recall counters are over their thresholds; stop at the global one. */
+static void recall_octopus(mds *m, uint64_t now_ns)
+{
+    client **order = m->order;
+    uint32_t n = 0;
+    uint64_t maxc = (uint64_t)m->recall_max_caps, minc = (uint64_t)m->min_caps;
+
+    for (uint32_t i = 0; i < m->ncl; i++)
+        if (m->cl[i] && m->cl[i]->ncaps)
+            order[n++] = m->cl[i];
+    qsort(order, n, sizeof order[0], by_caps_desc);
+    for (uint32_t i = 0; i < n; i++) {
+        client *c = order[i];
+        uint64_t num = c->ncaps, newlim;
+        if (num < maxc || num - maxc < minc)
+            newlim = minc;
+        else
+            newlim = num - maxc;
+        if (num <= newlim)
+            continue;
+        uint64_t recall = num - newlim < maxc ? num - newlim : maxc;
+        newlim = num - recall;
+        if (rs_decay_get(&c->recall_throttle, now_ns) + (double)recall >
+            (double)m->recall_max_decay_threshold)
+            continue;
+        if (rs_decay_get(&c->recall_throttle2o, now_ns) + (double)recall > 2.0 * (double)maxc)
+            continue;
+        if (rs_decay_get(&m->recall_global, now_ns) + (double)recall >
+            (double)m->recall_global_threshold)
+            break;
+        rs_decay_hit(&c->recall_throttle, now_ns, (double)recall);
+        rs_decay_hit(&c->recall_throttle2o, now_ns, (double)recall);
+        rs_decay_hit(&m->recall_global, now_ns, (double)recall);
+        send_recall(m, c, newlim, now_ns);
+    }
+}
+
+/* ------------------------------------------------------------------- trim */
+
+static uint64_t used_bytes(void *ctx)
+{
+    return accounted(ctx);
+}
+
+static uint64_t get_limit(void *ctx)
+{
+    return ((mds *)ctx)->limit_bytes;
+}
+
+static void release_heap(mds *m, uint64_t now_ns)
+{
+    if (m->alloc->ops->release) {
+        m->alloc->ops->release(m->alloc->state, now_ns);
+        m->heap_releases++;
+    }
+}
+
+/* MDCache::trim() then check_memory_usage(): drain the bottom LRU, expire
+ * from the LRU while over target_bytes (up to max_items in all), recall
+ * caps when still over, release the heap once back under. */
+static uint64_t trim_to(void *ctx, uint64_t target_bytes, uint64_t max_items, uint64_t now_ns,
+                        uint64_t *r_bytes)
+{
+    mds *m = ctx;
+    uint64_t items = 0;
+
+    while (!max_items || items < max_items) {
+        rs_oid id = rs_lru_mid_next_expire(&m->bottom);
+        if (id == RS_OID_NONE)
+            break;
+        rs_lru_mid_remove(&m->bottom, id);
+        *r_bytes += rs_objects_del(&m->objs, id, T_TRIM, now_ns);
+        items++;
+    }
+    while (accounted(m) > target_bytes && (!max_items || items < max_items)) {
+        rs_oid id = rs_lru_mid_next_expire(&m->lru);
+        if (id == RS_OID_NONE)
+            break;
+        *r_bytes += unload(m, (uint32_t)rs_objects_get(&m->objs, id)->key, T_TRIM, now_ns);
+        items++;
+    }
+    if (accounted(m) > target_bytes) {
+        if (m->recall_octopus)
+            recall_octopus(m, now_ns);
+        else
+            recall_luminous(m, target_bytes, now_ns);
+    } else if (m->exceeded && accounted(m) <= toofull_bytes(m)) {
+        m->exceeded = 0;
+        release_heap(m, now_ns);
+    }
+    health_update(m, now_ns);
+    return items;
+}
+
+static void on_release_timer(void *ctx, uint64_t now_ns)
+{
+    release_heap(ctx, now_ns);
+}
+
+/* --------------------------------------------------------------------- ops */
+
+static const char *const bad_names[BAD_KINDS] = {
+    [BAD_UNKNOWN_INODE] = "mds_bad_unknown_inode_count",
+    [BAD_MISSING_DENTRY] = "mds_bad_missing_dentry_count",
+    [BAD_CLOSE] = "mds_bad_close_without_open_count",
+    [BAD_OTHER] = "mds_bad_other_count",
+};
+
+/* A record the namespace cannot take: counted, or an error under strict. */
+static int bad(mds *m, enum bad_kind kind, const rs_rec *rec, rs_err *err, const char *what)
+{
+    m->bad[kind]++;
+    if (!m->strict)
+        return 0;
+    return rs_fail(err, RS_EINPUT, "%s %s (inode %llu, parent %llu, client %u)",
+                   rs_op_name(rec->op) ? rs_op_name(rec->op) : "?", what,
+                   (unsigned long long)rec->key, (unsigned long long)rec->size_bytes, rec->thread);
+}
+
+/* One request in flight per client: this one replaces the client's last
+ * (a closed-loop client), with a journal event when it changes the
+ * namespace. */
+static int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *err)
+{
+    rs_alloc *a = m->alloc;
+    if (c->req_addr) {
+        a->ops->free(a->state, c->req_addr, m->request_bytes, T_DISPATCH, now_ns);
+        m->side_untracked_bytes -= m->request_bytes;
+        c->req_addr = 0;
+    }
+    if (c->jrn_addr) {
+        a->ops->free(a->state, c->jrn_addr, m->journal_bytes, T_DISPATCH, now_ns);
+        m->side_untracked_bytes -= m->journal_bytes;
+        c->jrn_addr = 0;
+    }
+    if (m->request_bytes) {
+        if (!(c->req_addr = a->ops->alloc(a->state, m->request_bytes, T_DISPATCH, now_ns)))
+            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
+                           a->ops->name);
+        m->side_untracked_bytes += m->request_bytes;
+    }
+    if (journaled && m->journal_bytes) {
+        if (!(c->jrn_addr = a->ops->alloc(a->state, m->journal_bytes, T_DISPATCH, now_ns)))
+            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
+                           a->ops->name);
+        m->side_untracked_bytes += m->journal_bytes;
+    }
+    return 0;
+}
+
+static int op_create(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *err)
+{
+    uint32_t p = find(m, rec->size_bytes), idx, k;
+    int rc;
+
+    if (p == NIL)
+        return bad(m, BAD_UNKNOWN_INODE, rec, err, "in an unknown directory");
+    if (!(m->ino[p].flags & F_DIR))
+        return bad(m, BAD_OTHER, rec, err, "in a parent that is not a directory");
+    if (find(m, rec->key) != NIL)
+        return bad(m, BAD_OTHER, rec, err, "of an inode that exists");
+    if ((rc = request(m, c, 1, rec->t_ns, err)) ||
+        (rc = ns_add(m, rec->key, p, rec->aux, is_dir, &idx, err)) ||
+        (rc = load(m, idx, T_DISPATCH, rec->t_ns, err)) ||
+        (is_dir && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err))) ||
+        (rc = cap_issue(m, idx, c, rec->t_ns, &k, err)))
+        return rc;
+    /* tar's open(O_CREAT) is this one request: its close goes to the caps,
+     * not to the MDS (traces/gen/kernel_build.c), so CREATE does not count
+     * as an OPEN */
+    return 0;
+}
+
+static int op_remove(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *err)
+{
+    uint32_t idx = find(m, rec->key), p = find(m, rec->size_bytes);
+    int rc;
+    rs_oid nid;
+
+    if (p == NIL)
+        return bad(m, BAD_UNKNOWN_INODE, rec, err, "in an unknown directory");
+    if (idx == NIL || idx == ROOT || m->ino[idx].parent != p)
+        return bad(m, BAD_MISSING_DENTRY, rec, err, "of a missing dentry");
+    if (!!(m->ino[idx].flags & F_DIR) != is_dir)
+        return bad(m, BAD_OTHER, rec, err, is_dir ? "of a file" : "of a directory");
+    if (is_dir && m->ino[idx].children)
+        return bad(m, BAD_OTHER, rec, err, "of a directory that is not empty");
+    if ((rc = request(m, c, 1, rec->t_ns, err)) || (rc = load(m, p, T_DISPATCH, rec->t_ns, err)) ||
+        (rc = open_dirfrag(m, p, T_DISPATCH, rec->t_ns, err)))
+        return rc;
+    while (m->ino[idx].caps != NIL)
+        cap_drop(m, m->ino[idx].caps, T_DISPATCH, rec->t_ns);
+    /* the dentry stays as a null dentry on the bottom LRU */
+    if ((rc = obj_add(m, RS_MDS_NULL, p, m->ino[idx].name_len, T_DISPATCH, rec->t_ns, &nid, err)))
+        return rc;
+    if ((rc = rs_lru_mid_insert_mid(&m->bottom, nid, 0, err))) {
+        rs_objects_del(&m->objs, nid, T_DISPATCH, rec->t_ns);
+        return rc;
+    }
+    if (m->ino[idx].oid != NIL)
+        unload(m, idx, T_DISPATCH, rec->t_ns);
+    ns_del(m, idx);
+    return 0;
+}
+
+/* LOOKUP, GETATTR, OPEN, CLOSE, READDIR: the inode must exist; it is
+ * loaded when not cached, and the client gets (or keeps) a cap on it. */
+static int op_access(mds *m, client *c, const rs_rec *rec, rs_err *err)
+{
+    uint32_t idx = find(m, rec->key), k;
+    int rc;
+
+    if (idx == NIL)
+        return bad(m, BAD_UNKNOWN_INODE, rec, err, "of an unknown inode");
+    if (rec->op == RS_OP_LOOKUP) {
+        uint32_t p = find(m, rec->size_bytes);
+        if (p == NIL)
+            return bad(m, BAD_UNKNOWN_INODE, rec, err, "in an unknown directory");
+        if (m->ino[idx].parent != p)
+            return bad(m, BAD_MISSING_DENTRY, rec, err, "of a name that is not in that directory");
+    }
+    if (rec->op == RS_OP_READDIR && !(m->ino[idx].flags & F_DIR))
+        return bad(m, BAD_OTHER, rec, err, "of a file");
+    if (rec->op == RS_OP_CLOSE) {
+        k = cap_find(m, idx, c->id);
+        if (k == NIL || !m->cap[k].open)
+            return bad(m, BAD_CLOSE, rec, err, "without an open");
+    }
+    if ((rc = request(m, c, 0, rec->t_ns, err)))
+        return rc;
+    if (m->ino[idx].oid == NIL && idx != ROOT) {
+        m->loads++;
+        if ((rc = load(m, idx, T_DISPATCH, rec->t_ns, err)))
+            return rc;
+    }
+    if (rec->op == RS_OP_LOOKUP && idx != ROOT)
+        rs_lru_mid_touch(&m->lru, m->ino[idx].oid); /* path_traverse touches the dentry */
+    if (rec->op == RS_OP_READDIR && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err)))
+        return rc;
+    if ((rc = cap_issue(m, idx, c, rec->t_ns, &k, err)))
+        return rc;
+    if (rec->op == RS_OP_OPEN)
+        m->cap[k].open++;
+    else if (rec->op == RS_OP_CLOSE)
+        m->cap[k].open--;
+    return 0;
+}
+
+static void on_served(void *ctx, uint64_t now_ns)
+{
+    mds *m = ctx;
+    (void)now_ns;
+    rs_engine_release_hold(m->eng);
+}
+
+/* A single server: a request starts when it arrives or when the one before
+ * it is done, whichever is later (the engine has raised rec->t_ns to now),
+ * and the trace waits until it is done (rs_engine_hold). */
+static int serve(mds *m, const rs_rec *rec, rs_err *err)
+{
+    uint64_t start = rec->t_ns > m->busy_until_ns ? rec->t_ns : m->busy_until_ns;
+    m->busy_until_ns = start + m->service_ns;
+    rs_engine_hold(m->eng);
+    return rs_engine_at(m->eng, m->busy_until_ns, on_served, m, err);
+}
+
+static int mds_op(void *state, const rs_rec *rec, rs_err *err)
+{
+    mds *m = state;
+    client *c = NULL;
+    int rc = get_client(m, rec->thread, &c, err);
+
+    if (rc)
+        return rc;
+    switch (rec->op) {
+    case RS_OP_MKDIR: rc = op_create(m, c, rec, 1, err); break;
+    case RS_OP_CREATE: rc = op_create(m, c, rec, 0, err); break;
+    case RS_OP_UNLINK: rc = op_remove(m, c, rec, 0, err); break;
+    case RS_OP_RMDIR: rc = op_remove(m, c, rec, 1, err); break;
+    case RS_OP_LOOKUP:
+    case RS_OP_GETATTR:
+    case RS_OP_OPEN:
+    case RS_OP_CLOSE:
+    case RS_OP_READDIR: rc = op_access(m, c, rec, err); break;
+    default:
+        return rs_fail(err, RS_EINPUT, "daemon mds cannot replay op %u ('%s') at t_ns %llu",
+                       rec->op, rs_op_name(rec->op) ? rs_op_name(rec->op) : "?",
+                       (unsigned long long)rec->t_ns);
+    }
+    if (!rc)
+        health_update(m, rec->t_ns);
+    if (!rc && m->service_ns)
+        rc = serve(m, rec, err);
+    return rc;
+}
+
+/* ------------------------------------------------------------ life cycle */
+
+static void mds_destroy(void *state)
+{
+    mds *m = state;
+    if (!m)
+        return;
+    rs_trim_destroy(&m->trim);
+    rs_lru_mid_release(&m->lru);
+    rs_lru_mid_release(&m->bottom);
+    rs_objects_release(&m->objs);
+    for (uint32_t i = 0; i < m->ncl; i++)
+        free(m->cl[i]);
+    free(m->cl);
+    free(m->order);
+    free(m->cap);
+    free(m->ino);
+    free(m->slots);
+    free(m);
+}
+
+static int positive(const rs_config *cfg, const char *key, int64_t *r_v, rs_err *err)
+{
+    *r_v = rs_config_int(cfg, key);
+    if (*r_v < 1)
+        return rs_fail(err, RS_EINPUT, "bad value '%lld' for key '%s': must be >= 1",
+                       (long long)*r_v, key);
+    return 0;
+}
+
+static int read_params(mds *m, const rs_config *cfg, rs_err *err)
+{
+    const char *recall = rs_config_string(cfg, "mds_recall");
+    uint64_t req = rs_config_size(cfg, "mds_request_bytes");
+    uint64_t jrn = rs_config_size(cfg, "mds_journal_event_bytes");
+    int rc;
+
+    m->limit_bytes = rs_config_size(cfg, "mds_cache_memory_limit");
+    m->base_bytes = rs_config_size(cfg, "base_bytes");
+    m->reserve = 1.0 - rs_config_double(cfg, "mds_cache_reservation");
+    m->health_threshold = rs_config_double(cfg, "mds_health_cache_threshold");
+    m->strict = rs_config_bool(cfg, "strict");
+    m->release_delay_ns = rs_config_duration_ns(cfg, "mds_client_release_delay");
+    m->service_ns = rs_config_duration_ns(cfg, "mds_request_service_time");
+    m->max_ratio_caps = rs_config_double(cfg, "mds_max_ratio_caps_per_client");
+    m->recall_half_life = rs_config_double(cfg, "mds_recall_max_decay_rate");
+    if (!strcmp(recall, "octopus"))
+        m->recall_octopus = 1;
+    else if (strcmp(recall, "luminous"))
+        return rs_fail(err, RS_EINPUT,
+                       "bad value '%s' for key 'mds_recall': expected octopus or luminous", recall);
+    if (!m->limit_bytes)
+        return rs_fail(err, RS_EINPUT, "bad value '0' for key 'mds_cache_memory_limit': must be > 0");
+    if (!(m->reserve > 0 && m->reserve <= 1))
+        return rs_fail(err, RS_EINPUT, "bad value for key 'mds_cache_reservation': expected 0 <= x < 1");
+    if (!(m->recall_half_life > 0))
+        return rs_fail(err, RS_EINPUT, "bad value '%g' for key 'mds_recall_max_decay_rate': must be > 0",
+                       m->recall_half_life);
+    if (req >= UINT32_MAX || jrn >= UINT32_MAX)
+        return rs_fail(err, RS_EINPUT, "mds_request_bytes and mds_journal_event_bytes must be < 4G");
+    m->request_bytes = (uint32_t)req;
+    m->journal_bytes = (uint32_t)jrn;
+    if ((rc = positive(cfg, "mds_recall_max_caps", &m->recall_max_caps, err)) ||
+        (rc = positive(cfg, "mds_recall_max_decay_threshold", &m->recall_max_decay_threshold, err)) ||
+        (rc = positive(cfg, "mds_recall_global_max_decay_threshold", &m->recall_global_threshold, err)) ||
+        (rc = positive(cfg, "mds_min_caps_per_client", &m->min_caps, err)) ||
+        (rc = positive(cfg, "mds_max_caps_per_client", &m->max_caps, err)))
+        return rc;
+    return 0;
+}
+
+static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
+{
+    mds *m = calloc(1, sizeof *m);
+    uint32_t root;
+    uint64_t release_ns;
+    int rc;
+
+    if (!m)
+        return rs_fail(err, RS_ENOMEM, "out of memory for daemon mds");
+    m->eng = env->engine;
+    m->alloc = env->alloc;
+    m->ino_free = m->cap_free = NIL;
+    rs_lru_mid_init(&m->lru, rs_config_double(env->cfg, "mds_cache_mid"));
+    rs_lru_mid_init(&m->bottom, 0.0);
+    if ((rc = read_params(m, env->cfg, err)) ||
+        (rc = rs_objects_init(&m->objs, env->cfg, env->alloc, err)))
+        goto fail;
+    m->sizes = rs_mds_layout_sizes(m->objs.layout.ops);
+    m->mds_layout = m->sizes != NULL;
+    if (!m->sizes)
+        m->sizes = rs_mds_sizes_default();
+    rs_decay_init(&m->recall_global, m->recall_half_life, m->eng->now_ns);
+    m->target = (rs_trim_target){
+        .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,
+    };
+    if ((rc = rehash(m, 1024, err)) ||
+        (rc = ns_add(m, ROOT_INO, NIL, 0, 1, &root, err)) ||
+        (rc = open_dirfrag(m, root, T_DISPATCH, 0, err)) ||
+        (rc = rs_trim_create(env->cfg, env->engine, &m->target, &m->trim_stats, &m->trim, err)))
+        goto fail;
+    release_ns = rs_config_duration_ns(env->cfg, "mds_cache_release_free_interval");
+    if (release_ns &&
+        (rc = rs_engine_every(env->engine, env->engine->now_ns + release_ns, release_ns,
+                              on_release_timer, m, err)))
+        goto fail;
+    *r_state = m;
+    return 0;
+fail:
+    mds_destroy(m);
+    return rc;
+}
+
+static void mds_stats(const void *state, rs_daemon_stats *r)
+{
+    const mds *m = state;
+    *r = (rs_daemon_stats){
+        .accounted_bytes = accounted(m),
+        .untracked_bytes = m->objs.untracked_bytes + m->caps_untracked_bytes + m->buckets * 8 +
+                           m->side_untracked_bytes,
+        .limit_bytes = m->limit_bytes,
+        .base_bytes = m->base_bytes,
+        .items_count = rs_lru_mid_size(&m->lru) + rs_lru_mid_size(&m->bottom),
+        .accounted_peak_bytes = m->accounted_peak_bytes,
+        .items_peak_count = m->items_peak_count,
+        .trim = m->trim_stats,
+    };
+}
+
+static int mds_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_err *err)
+{
+    const mds *m = state;
+    uint64_t over_ns = m->oversized_ns + (m->oversized ? end_ns - m->oversized_since_ns : 0);
+    uint64_t nbad = 0;
+    int rc = 0;
+
+    for (int i = 0; i < BAD_KINDS && !rc; i++) {
+        nbad += m->bad[i];
+        rc = rs_result_set_metric(res, bad_names[i], (double)m->bad[i], err);
+    }
+    const struct { const char *name; double value; } v[] = {
+        { "mds_bad_records_count", (double)nbad },
+        { "mds_cache_oversized_s", (double)over_ns / 1e9 },
+        { "mds_cache_oversized_count", (double)m->oversized_count },
+        { "mds_inodes_count", (double)(m->nkeys) },
+        { "mds_cached_inodes_count", (double)m->cached_inodes },
+        { "mds_caps_count", (double)m->caps_count },
+        { "mds_caps_peak_count", (double)m->caps_peak },
+        { "mds_recalls_count", (double)m->recalls },
+        { "mds_caps_recalled_count", (double)m->caps_recalled },
+        { "mds_caps_released_count", (double)m->caps_released },
+        { "mds_loads_count", (double)m->loads },
+        { "mds_heap_releases_count", (double)m->heap_releases },
+        { "mds_null_dentries_count", (double)rs_lru_mid_size(&m->bottom) },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0] && !rc; i++)
+        rc = rs_result_set_metric(res, v[i].name, v[i].value, err);
+    return rc;
+}
+
+const rs_daemon_ops rs_daemon_mds = {
+    .name = "mds",
+    .doc = "CephFS MDS: namespace of CDir/CDentry/CInode, Ceph's midpoint LRU, client caps "
+           "with recall, Luminous or Octopus trim timing (trim = mds-tick | mds-upkeep)",
+    .params = params,
+    .trace_daemon = "mds",
+    .create = mds_create,
+    .destroy = mds_destroy,
+    .op = mds_op,
+    .prefetch = NULL,
+    .stats = mds_stats,
+    .metrics = mds_metrics,
+};

@@ -1,0 +1,195 @@
+/*
+ * mds_layout.c — layouts "mds-luminous", "mds-pr19954", "mds-octopus"; see
+ * mds_layout.h.  Sizes: facts ceph-memory §2.1 (sizeof measured with
+ * clang 14 + libstdc++ 12, x86_64); node sizes derived from libstdc++'s
+ * layouts (docs/models.md, "The MDS model", lists each with its source):
+ *   std::map node = 32 B _Rb_tree_node_base + the value;
+ *     CDir::items        map<dentry_key_t, CDentry*>      72 B (facts, v15)
+ *     CInode::client_caps map<client_t, Capability*>      48 B (32 + 8 + 8)
+ *                        map<client_t, Capability> (v15) 360 B (facts)
+ *     CInode::dirfrags   compact_map<frag_t, CDir*>: the std::map object it
+ *                        allocates on first insert (48 B) + a node of 48 B
+ *   MDCache::inode_map   unordered_map hash node with its cached hash:
+ *                        next 8 + key + value 8 + hash 8 = 32 B with
+ *                        inodeno_t (facts, v15), 40 B with vinodeno_t
+ *                        (before v13 the map was keyed by vinodeno_t)
+ *   CDentry name         heap buffer of length + 1 when longer than 15
+ *                        (libstdc++ SSO), std::string before PR 19954 and
+ *                        mds_co::string after.
+ * PR 19954's FIXMEs (lock waiter lists, bufferptr xattrs, snap_blob,
+ * inline_data, scrub_info, bloom filter) allocate nothing while they are
+ * empty, which they are for a kernel build (no xattrs, snapshots, inline
+ * data or scrubs); they are listed in docs/models.md and not allocated.
+ */
+#include "mds_layout.h"
+
+#include <stddef.h>
+
+#define SSO_CAPACITY 15u
+#define ITEMS_NODE_BYTES 72u
+#define DIRFRAGS_MAP_BYTES 48u
+#define DIRFRAGS_NODE_BYTES 48u
+
+static const rs_mds_sizes luminous = {
+    .name = "mds-luminous", .inode = 1640, .dentry = 472, .dir = 848, .cap = 272,
+    .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 0, .cap_tracked = 0,
+    .inode_map_node = 40,
+};
+static const rs_mds_sizes pr19954 = {
+    .name = "mds-pr19954", .inode = 1760, .dentry = 512, .dir = 1584, .cap = 288,
+    .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 1, .cap_tracked = 1,
+    .inode_map_node = 40,
+};
+static const rs_mds_sizes octopus = {
+    .name = "mds-octopus", .inode = 1856, .dentry = 528, .dir = 1288, .cap = 320,
+    .cap_node = 360, .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .inode_map_node = 32,
+};
+
+const rs_mds_sizes *rs_mds_sizes_default(void)
+{
+    return &octopus;
+}
+
+uint32_t rs_mds_object_bytes(const rs_mds_sizes *s, unsigned kind)
+{
+    switch (kind) {
+    case RS_MDS_FILE: return s->dentry + s->inode;
+    case RS_MDS_DIR: return s->dir;
+    default: return s->dentry;
+    }
+}
+
+static unsigned dentry_parts(const rs_mds_sizes *s, uint32_t name_len, rs_part *p)
+{
+    unsigned n = 0;
+    p[n++] = (rs_part){ .size_bytes = s->dentry, .tracked = 1, .name = "CDentry" };
+    p[n++] = (rs_part){ .size_bytes = ITEMS_NODE_BYTES, .tracked = s->containers_tracked,
+                        .name = "CDir::items node" };
+    if (name_len > SSO_CAPACITY)
+        p[n++] = (rs_part){ .size_bytes = (uint64_t)name_len + 1,
+                            .tracked = s->containers_tracked, .name = "dentry name" };
+    return n;
+}
+
+static unsigned parts_of(const rs_mds_sizes *s, uint64_t object_bytes, uint32_t aux, rs_part *p)
+{
+    unsigned kind = aux & 0xff, n;
+    uint32_t name_len = aux >> 8;
+
+    switch (kind) {
+    case RS_MDS_FILE:
+        n = dentry_parts(s, name_len, p);
+        p[n++] = (rs_part){ .size_bytes = s->inode, .tracked = 1, .name = "CInode" };
+        p[n++] = (rs_part){ .size_bytes = s->inode_map_node, .tracked = 0,
+                            .name = "MDCache::inode_map node" };
+        return n;
+    case RS_MDS_NULL:
+        return dentry_parts(s, name_len, p);
+    case RS_MDS_DIR:
+        p[0] = (rs_part){ .size_bytes = s->dir, .tracked = 1, .name = "CDir" };
+        p[1] = (rs_part){ .size_bytes = DIRFRAGS_MAP_BYTES, .tracked = s->containers_tracked,
+                          .name = "CInode::dirfrags map" };
+        p[2] = (rs_part){ .size_bytes = DIRFRAGS_NODE_BYTES, .tracked = s->containers_tracked,
+                          .name = "CInode::dirfrags node" };
+        return 3;
+    default:
+        p[0] = (rs_part){ .size_bytes = object_bytes, .tracked = 1, .name = "object" };
+        return 1;
+    }
+}
+
+unsigned rs_mds_side_parts(const rs_mds_sizes *s, unsigned side, uint32_t request_bytes,
+                           uint32_t journal_bytes, rs_part *p)
+{
+    switch (side) {
+    case RS_MDS_CAP:
+        if (s->cap_inside_node) {
+            p[0] = (rs_part){ .size_bytes = s->cap_node, .tracked = s->cap_tracked,
+                              .name = "client_caps node with Capability" };
+            return 1;
+        }
+        p[0] = (rs_part){ .size_bytes = s->cap, .tracked = s->cap_tracked, .name = "Capability" };
+        p[1] = (rs_part){ .size_bytes = s->cap_node, .tracked = s->containers_tracked,
+                          .name = "client_caps node" };
+        return 2;
+    case RS_MDS_REQUEST:
+        if (!request_bytes)
+            return 0;
+        p[0] = (rs_part){ .size_bytes = request_bytes, .tracked = 0, .name = "request" };
+        return 1;
+    case RS_MDS_JOURNAL:
+        if (!journal_bytes)
+            return 0;
+        p[0] = (rs_part){ .size_bytes = journal_bytes, .tracked = 0, .name = "journal event" };
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int create(const rs_config *cfg, void **r_state, rs_err *err)
+{
+    (void)cfg;
+    (void)err;
+    *r_state = NULL;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    (void)state;
+}
+
+static unsigned parts_luminous(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *p)
+{
+    (void)state;
+    return parts_of(&luminous, object_bytes, aux, p);
+}
+
+static unsigned parts_pr19954(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *p)
+{
+    (void)state;
+    return parts_of(&pr19954, object_bytes, aux, p);
+}
+
+static unsigned parts_octopus(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *p)
+{
+    (void)state;
+    return parts_of(&octopus, object_bytes, aux, p);
+}
+
+const rs_layout_ops rs_layout_mds_luminous = {
+    .name = "mds-luminous",
+    .doc = "CephFS MDS before PR 19954: CInode 1640, CDentry 472, CDir 848; container nodes, "
+           "names and Capability (272 + 48 B map node) outside the mempool",
+    .params = NULL, .max_parts = 5,
+    .create = create, .destroy = destroy, .parts = parts_luminous,
+};
+
+const rs_layout_ops rs_layout_mds_pr19954 = {
+    .name = "mds-pr19954",
+    .doc = "CephFS MDS after PR 19954: CInode 1760, CDentry 512, CDir 1584, Capability 288; "
+           "containers in mds_co, inode_map outside",
+    .params = NULL, .max_parts = 5,
+    .create = create, .destroy = destroy, .parts = parts_pr19954,
+};
+
+const rs_layout_ops rs_layout_mds_octopus = {
+    .name = "mds-octopus",
+    .doc = "CephFS MDS v15.2.5: CInode 1856, CDentry 528, CDir 1288, Capability inside a 360 B "
+           "client_caps node; inode_map outside the mempool",
+    .params = NULL, .max_parts = 5,
+    .create = create, .destroy = destroy, .parts = parts_octopus,
+};
+
+const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout_ops *ops)
+{
+    if (ops == &rs_layout_mds_luminous)
+        return &luminous;
+    if (ops == &rs_layout_mds_pr19954)
+        return &pr19954;
+    if (ops == &rs_layout_mds_octopus)
+        return &octopus;
+    return NULL;
+}

@@ -1,0 +1,69 @@
+/*
+ * mds_layout.h — the CephFS MDS layouts: what each MDS cache object
+ * allocates, in three versions of the code (facts ceph-memory §2.1):
+ *   mds-luminous  master just before PR 19954 (8c95cc5144^1): containers
+ *                 outside the mempool, map<client_t, Capability*>;
+ *   mds-pr19954   just after it (8c95cc5144): containers in mds_co;
+ *   mds-octopus   v15.2.5: Capability inside the client_caps map node.
+ *
+ * The layout registry's parts(object_bytes, aux) serves the cached kinds,
+ * with aux = kind | name_length << 8 (object_bytes is ignored for them):
+ *   RS_MDS_FILE  a primary dentry with its inode (they live and die
+ *                together: expiring the dentry frees the inode);
+ *   RS_MDS_DIR   a directory's dirfrag (CDir) and its slot in the
+ *                inode's dirfrags map;
+ *   RS_MDS_NULL  a null dentry (its inode was unlinked), until trimmed.
+ * Any other kind is one tracked allocation of object_bytes.  Capabilities
+ * and per-request allocations have untracked-only versions, so they are
+ * not layout objects: the MDS daemon gets them from rs_mds_side_parts().
+ */
+#ifndef RS_MDS_LAYOUT_H
+#define RS_MDS_LAYOUT_H
+
+#include <stdint.h>
+
+#include "layout.h"
+
+enum rs_mds_kind {
+    RS_MDS_FILE = 0,
+    RS_MDS_DIR = 1,
+    RS_MDS_NULL = 2,
+    RS_MDS_CACHED_KINDS = 3,
+};
+
+enum rs_mds_side {
+    RS_MDS_CAP = 0,      /* one client's capability on one inode */
+    RS_MDS_REQUEST = 1,  /* a client request in flight (message, MDRequest, reply) */
+    RS_MDS_JOURNAL = 2,  /* the journal event of a namespace change */
+    RS_MDS_SIDES = 3,
+};
+
+#define RS_MDS_AUX(kind, name_len) ((uint32_t)(kind) | ((uint32_t)(name_len) << 8))
+
+/* The struct sizes of one version (bytes). */
+typedef struct rs_mds_sizes {
+    const char *name;
+    uint32_t inode, dentry, dir, cap;
+    uint32_t cap_node;          /* CInode::client_caps map node */
+    uint32_t cap_inside_node;   /* 1: the Capability lives inside the node (v15) */
+    uint32_t containers_tracked;/* 1: container nodes and names in mds_co */
+    uint32_t cap_tracked;       /* 1: Capability in mds_co */
+    uint32_t inode_map_node;    /* MDCache::inode_map hash node (never tracked) */
+} rs_mds_sizes;
+
+/* The sizes of the layout named by ops, or NULL when ops is not an MDS
+ * layout (the daemon then sizes objects with the mds-octopus table). */
+const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout_ops *ops);
+const rs_mds_sizes *rs_mds_sizes_default(void);
+
+/* Bytes of a cached kind's main struct (what a non-MDS layout is given as
+ * object_bytes). */
+uint32_t rs_mds_object_bytes(const rs_mds_sizes *s, unsigned kind);
+
+/* The allocations of a side object: a capability (parts per the version),
+ * a request (request_bytes, untracked) or a journal event (journal_bytes,
+ * untracked; none when 0).  Returns the count (<= 2). */
+unsigned rs_mds_side_parts(const rs_mds_sizes *s, unsigned side, uint32_t request_bytes,
+                           uint32_t journal_bytes, rs_part *r_parts);
+
+#endif
