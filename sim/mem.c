@@ -74,6 +74,22 @@ void *rs_mem_realloc(void *p, size_t bytes)
         h->bytes = bytes > h->bytes ? bytes : h->bytes;
         return p;
     }
+    if (h->mapped) {
+        /* move the pages rather than copy them: no moment with both the old
+         * and the new array resident */
+        size_t len = (bytes + HDR_BYTES + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
+        if (len < bytes)
+            return NULL;
+        hdr *n = mremap(h, h->mapped, len, MREMAP_MAYMOVE);
+        if (n == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(n, len, MADV_HUGEPAGE);
+#endif
+        n->mapped = len;
+        n->bytes = bytes;
+        return (char *)n + HDR_BYTES;
+    }
     void *q = block_new(bytes);
     if (!q)
         return NULL;
