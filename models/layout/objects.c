@@ -70,6 +70,10 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
     if (o->free_head != FREE_SLOT) {
         id = o->free_head;
         o->free_head = (uint32_t)o->obj[id].key;
+        if (o->free_head != FREE_SLOT) { /* the next insert's records, fetched long before it */
+            __builtin_prefetch(&o->obj[o->free_head], 1);
+            __builtin_prefetch(&o->addr[(size_t)o->free_head * o->max_parts], 1);
+        }
     } else {
         if (o->n_used == o->cap && (rc = grow(o, err)))
             return rc;
