@@ -7,19 +7,6 @@
 
 #include "layout.h"
 
-static int create(const rs_config *cfg, void **r_state, rs_err *err)
-{
-    (void)cfg;
-    (void)err;
-    *r_state = NULL;
-    return 0;
-}
-
-static void destroy(void *state)
-{
-    (void)state;
-}
-
 static unsigned parts(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *r_parts)
 {
     (void)state;
@@ -33,7 +20,7 @@ const rs_layout_ops rs_layout_kv_object = {
     .doc = "object only: one tracked allocation of the object's size",
     .params = NULL,
     .max_parts = 1,
-    .create = create,
-    .destroy = destroy,
+    .create = rs_layout_stateless_create,
+    .destroy = rs_layout_stateless_destroy,
     .parts = parts,
 };

@@ -36,6 +36,10 @@ typedef struct rs_layout_ops {
     unsigned (*parts)(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *r_parts);
 } rs_layout_ops;
 
+/* create/destroy for a layout with no state (parts() gets NULL). */
+int rs_layout_stateless_create(const rs_config *cfg, void **r_state, rs_err *err);
+void rs_layout_stateless_destroy(void *state);
+
 typedef struct rs_layout {
     const rs_layout_ops *ops;
     void *state;

@@ -128,60 +128,29 @@ unsigned rs_mds_side_parts(const rs_mds_sizes *s, unsigned side, uint32_t reques
     }
 }
 
-static int create(const rs_config *cfg, void **r_state, rs_err *err)
-{
-    (void)cfg;
-    (void)err;
-    *r_state = NULL;
-    return 0;
-}
+/* One layout per sizes table: its parts() and its ops. */
+#define MDS_LAYOUT(var, name_, table, doc_)                                                   \
+    static unsigned parts_##table(const void *state, uint64_t object_bytes, uint32_t aux,    \
+                                  rs_part *p)                                                \
+    {                                                                                         \
+        (void)state;                                                                          \
+        return parts_of(&table, object_bytes, aux, p);                                        \
+    }                                                                                         \
+    const rs_layout_ops var = {                                                               \
+        .name = name_, .doc = doc_, .params = NULL, .max_parts = 5,                           \
+        .create = rs_layout_stateless_create, .destroy = rs_layout_stateless_destroy,         \
+        .parts = parts_##table,                                                               \
+    }
 
-static void destroy(void *state)
-{
-    (void)state;
-}
-
-static unsigned parts_luminous(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *p)
-{
-    (void)state;
-    return parts_of(&luminous, object_bytes, aux, p);
-}
-
-static unsigned parts_pr19954(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *p)
-{
-    (void)state;
-    return parts_of(&pr19954, object_bytes, aux, p);
-}
-
-static unsigned parts_octopus(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *p)
-{
-    (void)state;
-    return parts_of(&octopus, object_bytes, aux, p);
-}
-
-const rs_layout_ops rs_layout_mds_luminous = {
-    .name = "mds-luminous",
-    .doc = "CephFS MDS before PR 19954: CInode 1640, CDentry 472, CDir 848; container nodes, "
-           "names and Capability (272 + 48 B map node) outside the mempool",
-    .params = NULL, .max_parts = 5,
-    .create = create, .destroy = destroy, .parts = parts_luminous,
-};
-
-const rs_layout_ops rs_layout_mds_pr19954 = {
-    .name = "mds-pr19954",
-    .doc = "CephFS MDS after PR 19954: CInode 1760, CDentry 512, CDir 1584, Capability 288; "
-           "containers in mds_co, inode_map outside",
-    .params = NULL, .max_parts = 5,
-    .create = create, .destroy = destroy, .parts = parts_pr19954,
-};
-
-const rs_layout_ops rs_layout_mds_octopus = {
-    .name = "mds-octopus",
-    .doc = "CephFS MDS v15.2.5: CInode 1856, CDentry 528, CDir 1288, Capability inside a 360 B "
-           "client_caps node; inode_map outside the mempool",
-    .params = NULL, .max_parts = 5,
-    .create = create, .destroy = destroy, .parts = parts_octopus,
-};
+MDS_LAYOUT(rs_layout_mds_luminous, "mds-luminous", luminous,
+           "CephFS MDS before PR 19954: CInode 1640, CDentry 472, CDir 848; container nodes, "
+           "names and Capability (272 + 48 B map node) outside the mempool");
+MDS_LAYOUT(rs_layout_mds_pr19954, "mds-pr19954", pr19954,
+           "CephFS MDS after PR 19954: CInode 1760, CDentry 512, CDir 1584, Capability 288; "
+           "containers in mds_co, inode_map outside");
+MDS_LAYOUT(rs_layout_mds_octopus, "mds-octopus", octopus,
+           "CephFS MDS v15.2.5: CInode 1856, CDentry 528, CDir 1288, Capability inside a 360 B "
+           "client_caps node; inode_map outside the mempool");
 
 const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout_ops *ops)
 {
