@@ -151,6 +151,14 @@ static int db_fail(rs_store *st, rs_err *err, const char *what)
                    sqlite3_errmsg(rs_store_db(st)));
 }
 
+/* The variables every multi-series template reads: its title and how many
+ * series the data file holds. */
+static int vars_add_series(char *vars, const char *title, long nseries, rs_err *err)
+{
+    int rc = vars_add_string(vars, "title", title, err);
+    return rc ? rc : vars_add(vars, err, "nseries=%ld; ", nseries);
+}
+
 static int file_close(FILE *f, const char *path, rs_err *err)
 {
     int bad = ferror(f);
@@ -568,9 +576,7 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
     rc = file_close(f, dat, err);
     f = NULL;
     if (!rc)
-        rc = vars_add_string(vars, "title", title, err);
-    if (!rc)
-        rc = vars_add(vars, err, "nseries=%d; ", nseries);
+        rc = vars_add_series(vars, title, nseries, err);
 out:
     if (f)
         fclose(f);
@@ -789,9 +795,7 @@ static int latency_write(rs_store *st, const plot_args *a, const char *dat, char
     if (!a->sweep && n == 2)
         snprintf(title + strlen(title), sizeof title - strlen(title), " and %" PRId64, ids[1]);
     if (!rc)
-        rc = vars_add_string(vars, "title", title, err);
-    if (!rc)
-        rc = vars_add(vars, err, "nseries=%zu; ", n);
+        rc = vars_add_series(vars, title, (long)n, err);
 out:
     if (f)
         fclose(f);
@@ -931,9 +935,7 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
              a->sweep, preset ? preset : "no preset", key);
     sqlite3_finalize(pr);
     if (!rc)
-        rc = vars_add_string(vars, "title", title, err);
-    if (!rc)
-        rc = vars_add(vars, err, "nseries=%d; ", nseries);
+        rc = vars_add_series(vars, title, nseries, err);
 out:
     if (f)
         fclose(f);
