@@ -1,6 +1,6 @@
 /*
- * gen_util.h — what the generator tests share: a scratch directory, paths
- * in it, and running a generator with "key=value" options into a file.
+ * gen_util.h — what the generator tests share: a scratch directory
+ * (scratch.h) and running a generator with "key=value" options into a file.
  */
 #ifndef RS_TEST_GEN_UTIL_H
 #define RS_TEST_GEN_UTIL_H
@@ -8,32 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "scratch.h"
 #include "sim/config.h"
 #include "traces/gen/gen.h"
-
-static char dir[256];
-
-/* Make the scratch directory $TMPDIR/rssim-test-NAME-XXXXXX; 0 on success. */
-static int scratch_dir(const char *name)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/rssim-test-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return -1;
-    }
-    return 0;
-}
-
-/* name inside the scratch directory (four results stay valid at once). */
-static const char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
 
 /* Run g with the "k=v" options kv (NULL-terminated) into path; the summary
  * line goes to r_summary when it is not NULL. */

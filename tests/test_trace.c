@@ -16,19 +16,9 @@
 #include <zstd.h>
 
 #include "check.h"
+#include "scratch.h"
 #include "traces/format.h"
 #include "traces/trace.h"
-
-static char dir[256];
-
-static const char *path_in(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
 
 static int exists(const char *path)
 {
@@ -574,12 +564,8 @@ static void cleanup(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/rssim-test-trace-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    if (scratch_dir("trace"))
         return 1;
-    }
     test_names();
     test_round_trips();
     test_text_errors();
