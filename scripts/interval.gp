@@ -1,6 +1,6 @@
 # interval.gp — what the trim interval costs and buys (osd sweeps): for
-# every done run of a sweep, the peak rss/limit (left axis, solid line and
-# filled points) and the IOPS (right axis, dashed line and open squares, the
+# every done run of a sweep, the peak cache/limit (peak accounted bytes over
+# the limit; left axis, solid line and filled points) and the IOPS (right axis, dashed line and open squares, the
 # same colour) against the trim interval.  A shorter interval keeps the
 # cache closer to its limit but holds the shard locks more often, so IOPS
 # may fall: both are read off one picture.  One colour per value of the
@@ -11,7 +11,7 @@
 # datafile: one block per series, blocks separated by two blank lines; each
 # block starts with a header row whose first column (the point index) is
 # named by the series title: "title" run_id interval_ms overshoot_max
-# excess_peak_bytes iops; then one row per run, sorted by interval_ms.
+# excess_peak_bytes iops cache_peak_ratio; then one row per run, sorted by interval_ms.
 
 if (!exists("datafile") || !exists("out") || !exists("nseries")) {
     print "interval.gp: set datafile, out and nseries with -e"
@@ -51,7 +51,7 @@ if (lo > 0 && hi > 8 * lo) {
 set output out
 set title title
 set xlabel 'trim interval (ms)'
-set ylabel 'peak rss/limit (overshoot_max)'
+set ylabel 'peak cache/limit (peak accounted bytes / limit)'
 set y2label 'throughput (IOPS)'
 set grid lc rgb '#dddddd'
 set border 11
@@ -63,7 +63,7 @@ set format y2 '%.0f'
 # never hides data
 y1hi = 0; y2hi = 0
 do for [i = 0:nseries - 1] {
-    stats datafile index i using (column('overshoot_max')) nooutput
+    stats datafile index i using (column('cache_peak_ratio')) nooutput
     y1hi = STATS_max > y1hi ? STATS_max : y1hi
     stats datafile index i using (column('iops')) nooutput
     y2hi = STATS_max > y2hi ? STATS_max : y2hi
@@ -73,9 +73,9 @@ set yrange [0 : (y1hi > 0 ? y1hi : 1) * head]
 set y2range [0 : (y2hi > 0 ? y2hi : 1) * head]
 set key inside top right vertical samplen 3 opaque box lc rgb 'white'
 
-plot for [i = 0:nseries - 1] datafile index i using (ms(0)):(column('overshoot_max')) \
+plot for [i = 0:nseries - 1] datafile index i using (ms(0)):(column('cache_peak_ratio')) \
          with linespoints lw 2 pt 7 ps 1.2 lc i + 1 title columnheader(1), \
      for [i = 0:nseries - 1] datafile index i using (ms(0)):(column('iops')) axes x1y2 \
          with linespoints lw 1.5 dt 2 pt 4 ps 1.2 lc i + 1 notitle, \
-     NaN with linespoints lw 2 pt 7 lc rgb 'gray40' title 'peak rss/limit (left axis)', \
+     NaN with linespoints lw 2 pt 7 lc rgb 'gray40' title 'peak cache/limit (left axis)', \
      NaN with linespoints lw 1.5 dt 2 pt 4 lc rgb 'gray40' title 'IOPS (right axis)'

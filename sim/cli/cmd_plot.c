@@ -805,9 +805,9 @@ out:
 
 /* ---- interval: peak overshoot and IOPS against the trim interval ---- */
 
-enum { I_IOPS, I_EXCESS, I_COUNT };
+enum { I_IOPS, I_EXCESS, I_LIMIT, I_COUNT };
 static const char *const interval_metrics[I_COUNT] = {
-    [I_IOPS] = "iops", [I_EXCESS] = "excess_peak_bytes",
+    [I_IOPS] = "iops", [I_EXCESS] = "excess_peak_bytes", [I_LIMIT] = "limit_bytes",
 };
 
 typedef struct ipoint {
@@ -912,13 +912,16 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
                                             len ? ", " : "", d.keys[k], pt->value[k]);
             fputs(i ? "\n\n" : "", f);
             dat_title(f, len ? label : "all points");
-            fputs(" run_id interval_ms overshoot_max excess_peak_bytes iops\n", f);
+            fputs(" run_id interval_ms overshoot_max excess_peak_bytes iops cache_peak_ratio\n", f);
         }
         fprintf(f, "%" PRId64 " %" PRId64, pt->point_index, pt->run_id);
         dat_real(f, ip[i].interval_ms);
         dat_real(f, pt->m[M_MAX]);
         dat_real(f, ip[i].m[I_EXCESS]);
         dat_real(f, ip[i].m[I_IOPS]);
+        /* the cache's own overshoot: peak accounted bytes over the limit (an
+         * OSD's rss/limit also holds its memtables and base) */
+        dat_real(f, ip[i].m[I_LIMIT] > 0 ? 1 + ip[i].m[I_EXCESS] / ip[i].m[I_LIMIT] : NAN);
         fputc('\n', f);
     }
     rc = file_close(f, dat, err);
@@ -931,7 +934,7 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
         if (sqlite3_step(pr) == SQLITE_ROW)
             preset = (const char *)sqlite3_column_text(pr, 0);
     }
-    snprintf(title, sizeof title, "sweep %" PRId64 " (%s): peak rss/limit and IOPS vs %s",
+    snprintf(title, sizeof title, "sweep %" PRId64 " (%s): peak cache/limit and IOPS vs %s",
              a->sweep, preset ? preset : "no preset", key);
     sqlite3_finalize(pr);
     if (!rc)

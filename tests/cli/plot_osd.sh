@@ -46,15 +46,16 @@ check "latency sweep: labels" grep -q '^"run 3: bluestore_cache_trim_interval=50
 # interval: trim interval on x, one series per cache size
 expect_status 0 "interval png" "$RSSIM" plot interval --db "$DB" --sweep 1 -o "$T/p/iv.png"
 check "interval png is a PNG > 10 KB" is_png "$T/p/iv.png"
-check "interval data: one series per cache size" test "$(grep -c '^"bluestore_cache_size=[12]G" run_id interval_ms overshoot_max excess_peak_bytes iops$' "$T/p/iv.dat")" = 2
+check "interval data: one series per cache size" test "$(grep -c '^"bluestore_cache_size=[12]G" run_id interval_ms overshoot_max excess_peak_bytes iops cache_peak_ratio$' "$T/p/iv.dat")" = 2
 check "interval data: 8 runs" test "$(rows "$T/p/iv.dat")" = 8
-# point 0: 25 ms, 1G: overshoot 1.1 + 0.002 x 25, iops 20000 x 25 / 35
-check "interval data: a point exact" grep -q '^0 1 25 1.15 53687091.2 14285.71429$' "$T/p/iv.dat"
+# point 0: 25 ms, 1G: overshoot 1.1 + 0.002 x 25, iops 20000 x 25 / 35,
+# peak cache / limit = 1 + excess / limit = 1 + 0.002 x 25
+check "interval data: a point exact" grep -q '^0 1 25 1.15 53687091.2 14285.71429 1.05$' "$T/p/iv.dat"
 check "interval data: sorted by interval" test "$(awk '/^"bluestore_cache_size=2G"/ { on = 1; next } on && /^[0-9]/ { printf "%s ", $3 }' "$T/p/iv.dat")" = "25 50 100 200 "
 expect_status 0 "interval svg" "$RSSIM" plot interval --db "$DB" --sweep 1 -o "$T/p/iv.svg"
 check "interval svg: x label" grep -q 'trim interval (ms)' "$T/p/iv.svg"
 check "interval svg: y2 label" grep -q 'throughput (IOPS)' "$T/p/iv.svg"
-check "interval svg: y1 label" grep -q 'peak rss/limit (overshoot_max)' "$T/p/iv.svg"
+check "interval svg: y1 label" grep -q 'peak cache/limit' "$T/p/iv.svg"
 expect_status 0 "interval txt" "$RSSIM" plot interval --db "$DB" --sweep 1 -o "$T/p/iv.txt"
 check "interval txt: series labels" grep -q 'bluestore_cache_size=2G' "$T/p/iv.txt"
 check "interval txt: axis label" grep -q 'trim interval (ms)' "$T/p/iv.txt"
