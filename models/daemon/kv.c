@@ -5,13 +5,8 @@
  * hold an object out of trimming.  The cache counts what its layout marks
  * tracked and is kept near kv_cache_limit by the run's trim policy.
  *
- * Keys are found through an open-addressing table (linear probing,
- * backward-shift deletion, load <= 3/4) whose 8-byte slots hold the object id
- * and a 32-bit fingerprint: the key itself when it is below 2^31 - 1 (keys
- * of generated traces are), else a flag bit and 31 bits of the key's hash.
- * A probe compares fingerprints and reads the object table only to confirm
- * a hashed one, so a hit on a small key costs one cache miss for its slot
- * and none for its object.  11 to 21 bytes per object.
+ * Keys are found through an rs_idmap (sim/idmap.h): a hit on a small key
+ * reads its slot and no object record.  11 to 21 bytes per object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +16,7 @@
 #include "../../sim/registry.h"
 #include "daemon.h"
 #include "../../sim/hash.h"
-#include "../../sim/mem.h"
+#include "../../sim/idmap.h"
 
 typedef struct kv {
     rs_objects objs;
@@ -34,9 +29,7 @@ typedef struct kv {
     uint32_t nthreads;    /* kv_threads: record.thread is taken modulo this */
     uint32_t op_thread;   /* the thread of the record being applied */
     int in_op;            /* a record is being applied (an on-insert trim runs on its thread) */
-    uint64_t *slots;  /* (hash tag << 32) | (oid + 1); 0 = empty */
-    uint64_t mask;    /* slots - 1 (a power of two minus one) */
-    uint64_t nkeys;
+    rs_idmap keys;        /* key -> object id */
 } kv;
 
 static const rs_param params[] = {
@@ -48,36 +41,15 @@ static const rs_param params[] = {
     { .key = NULL },
 };
 
-#define SLOT_ID(s) ((uint32_t)(s) - 1)
-#define SLOT_FP(s) ((s) >> 32)
-#define FP_HASHED (1ull << 31)
-#define SMALL_KEY_MAX (FP_HASHED - 2)
-/* A key's home is bits 33..63 of its hash.  A hashed fingerprint carries
- * those bits, a small key is its own fingerprint, so moving or re-homing a
- * slot (backward-shift deletion, rehash) never reads the object table. */
-#define HOME_OF_HASH(h) ((h) >> 33)
-
-static inline uint64_t fingerprint(uint64_t key, uint64_t h)
+static uint64_t key_of(const void *ctx, uint32_t id)
 {
-    return key <= SMALL_KEY_MAX ? key + 1 : FP_HASHED | HOME_OF_HASH(h);
+    return ((const kv *)ctx)->objs.obj[id].key;
 }
 
-static inline uint64_t slot_home(const kv *k, uint64_t s)
-{
-    uint64_t fp = SLOT_FP(s);
-    return (fp & FP_HASHED ? fp & ~FP_HASHED : HOME_OF_HASH(rs_hash64(fp - 1))) & k->mask;
-}
-
-/* Slot holding key (whose hash is h), or the empty slot where it would go. */
+/* The slot holding key (whose hash is h), or the empty slot where it goes. */
 static inline uint64_t probe_h(const kv *k, uint64_t key, uint64_t h)
 {
-    uint64_t fp = fingerprint(key, h), i = HOME_OF_HASH(h) & k->mask;
-    for (;;) {
-        uint64_t s = k->slots[i];
-        if (!s || (SLOT_FP(s) == fp && (!(fp & FP_HASHED) || k->objs.obj[SLOT_ID(s)].key == key)))
-            return i;
-        i = (i + 1) & k->mask;
-    }
+    return rs_idmap_probe(&k->keys, key, h, key_of, k);
 }
 
 static inline uint64_t probe(const kv *k, uint64_t key)
@@ -85,53 +57,11 @@ static inline uint64_t probe(const kv *k, uint64_t key)
     return probe_h(k, key, rs_hash64(key));
 }
 
-static int rehash(kv *k, uint64_t nslots, rs_err *err)
-{
-    uint64_t *old = k->slots;
-    uint64_t oldn = old ? k->mask + 1 : 0;
-    uint64_t *slots = nslots <= FP_HASHED ? rs_mem_calloc(nslots * sizeof *slots) : NULL; /* slot_home */
-
-    if (!slots)
-        return rs_fail(err, RS_ENOMEM, "out of memory for %llu key slots", (unsigned long long)nslots);
-    k->slots = slots;
-    k->mask = nslots - 1;
-    for (uint64_t i = 0; i < oldn; i++) {
-        if (old[i]) {
-            uint64_t j = slot_home(k, old[i]);
-            while (k->slots[j])
-                j = (j + 1) & k->mask;
-            k->slots[j] = old[i];
-        }
-    }
-    rs_mem_free(old);
-    return 0;
-}
-
-static void slot_delete(kv *k, uint64_t i)
-{
-    /* Backward-shift deletion keeps probe sequences unbroken. */
-    uint64_t j = i;
-    for (;;) {
-        j = (j + 1) & k->mask;
-        uint64_t s = k->slots[j];
-        if (!s)
-            break;
-        uint64_t home = slot_home(k, s);
-        /* move s to i if its home is not cyclically in (i, j] */
-        if (((j - home) & k->mask) >= ((j - i) & k->mask)) {
-            k->slots[i] = s;
-            i = j;
-        }
-    }
-    k->slots[i] = 0;
-    k->nkeys--;
-}
-
 static void drop(kv *k, uint64_t slot, uint32_t thread, uint64_t now_ns, uint64_t *r_bytes)
 {
-    rs_oid id = SLOT_ID(k->slots[slot]);
+    rs_oid id = rs_idmap_id(&k->keys, slot);
     k->cache.ops->remove(k->cache.state, id);
-    slot_delete(k, slot);
+    rs_idmap_delete(&k->keys, slot);
     uint64_t bytes = rs_objects_del(&k->objs, id, thread, now_ns);
     if (r_bytes)
         *r_bytes += bytes;
@@ -161,7 +91,7 @@ static void trim_prefetch(const kv *k, rs_oid id, int stage)
             k->cache.ops->prefetch(k->cache.state, id, 0);
         rs_objects_prefetch(&k->objs, id, 0);
     } else if (stage == 1) {
-        __builtin_prefetch(&k->slots[HOME_OF_HASH(rs_hash64(k->objs.obj[id].key)) & k->mask]);
+        rs_idmap_prefetch(&k->keys, rs_hash64(k->objs.obj[id].key));
         rs_objects_prefetch(&k->objs, id, 1);
     } else {
         rs_objects_prefetch(&k->objs, id, 2);
@@ -211,11 +141,11 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
     rs_oid id;
     int rc;
 
-    if ((k->nkeys + 1) * 4 > (k->mask + 1) * 3) { /* load <= 3/4 */
-        if ((rc = rehash(k, 2 * (k->mask + 1), err)))
-            return rc;
+    uint64_t before = k->keys.mask;
+    if ((rc = rs_idmap_reserve(&k->keys, err)))
+        return rc;
+    if (k->keys.mask != before) /* it grew: the key's slot moved */
         slot = probe_h(k, rec->key, h);
-    }
     uint64_t accounted;
     if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, rec->thread, rec->t_ns, &id,
                              &accounted, err)))
@@ -224,8 +154,7 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
         rs_objects_del(&k->objs, id, rec->thread, rec->t_ns);
         return rc;
     }
-    k->slots[slot] = (fingerprint(rec->key, h) << 32) | ((uint64_t)id + 1);
-    k->nkeys++;
+    rs_idmap_put(&k->keys, slot, rec->key, h, (uint32_t)id);
     if (k->objs.accounted_bytes > k->accounted_peak_bytes)
         k->accounted_peak_bytes = k->objs.accounted_bytes;
     if (k->objs.live_count > k->items_peak_count)
@@ -253,8 +182,8 @@ static int apply(kv *k, const rs_rec *rec, rs_err *err)
 {
     uint64_t h = rs_hash64(rec->key);
     uint64_t slot = probe_h(k, rec->key, h);
-    uint64_t s = k->slots[slot];
-    rs_oid id = SLOT_ID(s);
+    rs_oid id = rs_idmap_id(&k->keys, slot);
+    int s = id != RS_IDMAP_NONE; /* the key is cached */
 
     switch (rec->op) {
     case RS_OP_GET:
@@ -298,24 +227,18 @@ static void kv_prefetch(void *state, const rs_rec *rec, int stage)
 {
     const kv *k = state;
     uint64_t h = rs_hash64(rec->key);
-    uint64_t i = HOME_OF_HASH(h) & k->mask, s, fp = fingerprint(rec->key, h);
     if (stage == 0) {
-        __builtin_prefetch(&k->slots[i]);
+        rs_idmap_prefetch(&k->keys, h);
         return;
     }
-    /* the key's slot: the first with its fingerprint along the probe
-     * sequence, looked for within the home slot's cache line and the next */
-    for (unsigned n = 0;; n++, i = (i + 1) & k->mask) {
-        s = k->slots[i];
-        if (!s || n == 16)
-            return;
-        if (SLOT_FP(s) == fp)
-            break;
-    }
-    if (stage == 1 && ((fp & FP_HASHED) || rec->op != RS_OP_GET)) /* a small key's GET hit needs no object */
-        __builtin_prefetch(&k->objs.obj[SLOT_ID(s)]);
+    rs_oid id = rs_idmap_guess(&k->keys, rec->key, h);
+    if (id == RS_IDMAP_NONE)
+        return;
+    /* a GET hit on a small key reads no object record */
+    if (stage == 1 && (rs_idmap_fingerprint(rec->key, h) & RS_IDMAP_HASHED || rec->op != RS_OP_GET))
+        __builtin_prefetch(&k->objs.obj[id]);
     if (k->cache.ops->prefetch)
-        k->cache.ops->prefetch(k->cache.state, SLOT_ID(s), stage - 1);
+        k->cache.ops->prefetch(k->cache.state, id, stage - 1);
 }
 
 static void kv_destroy(void *state)
@@ -327,7 +250,7 @@ static void kv_destroy(void *state)
     if (k->cache.ops)
         k->cache.ops->destroy(k->cache.state);
     rs_objects_release(&k->objs);
-    rs_mem_free(k->slots);
+    rs_idmap_release(&k->keys);
     free(k);
 }
 
@@ -359,7 +282,7 @@ static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         k->cache.ops = NULL;
         goto fail;
     }
-    if ((rc = rehash(k, 1024, err)) ||
+    if ((rc = rs_idmap_init(&k->keys, 1024, err)) ||
         (rc = rs_trim_create(env->cfg, env->engine, &k->target, &k->trim_stats, &k->trim, err)))
         goto fail;
     *r_state = k;

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "../../sim/hash.h"
+#include "../../sim/idmap.h"
 #include "../../sim/registry.h"
 #include "../cache/lru_mid.h"
 #include "../layout/mds_layout.h"
@@ -101,8 +102,7 @@ typedef struct mds {
 
     ino_rec *ino;
     uint32_t nino, ino_cap, ino_free;
-    uint64_t *slots;
-    uint64_t mask, nkeys;
+    rs_idmap inos;            /* inode number -> namespace index */
 
     cap_rec *cap;
     uint32_t ncap_used, cap_cap, cap_free;
@@ -180,62 +180,15 @@ static const rs_param params[] = {
 
 /* ---------------------------------------------------------------- namespace */
 
-#define SLOT_ID(s) ((uint32_t)(s) - 1)
-
-static uint64_t probe(const mds *m, uint64_t ino)
+static uint64_t ino_of(const void *ctx, uint32_t idx)
 {
-    uint64_t h = rs_hash64(ino), i = h & m->mask, tag = h >> 32;
-    for (;;) {
-        uint64_t s = m->slots[i];
-        if (!s || ((s >> 32) == tag && m->ino[SLOT_ID(s)].ino == ino))
-            return i;
-        i = (i + 1) & m->mask;
-    }
+    return ((const mds *)ctx)->ino[idx].ino;
 }
 
 /* Namespace index of inode number ino, or NIL. */
 static uint32_t find(const mds *m, uint64_t ino)
 {
-    uint64_t s = m->slots[probe(m, ino)];
-    return s ? SLOT_ID(s) : NIL;
-}
-
-static int rehash(mds *m, uint64_t nslots, rs_err *err)
-{
-    uint64_t *old = m->slots, oldn = old ? m->mask + 1 : 0;
-    uint64_t *slots = calloc(nslots, sizeof *slots);
-    if (!slots)
-        return rs_fail(err, RS_ENOMEM, "out of memory for %llu inode slots",
-                       (unsigned long long)nslots);
-    m->slots = slots;
-    m->mask = nslots - 1;
-    for (uint64_t i = 0; i < oldn; i++)
-        if (old[i]) {
-            uint64_t j = rs_hash64(m->ino[SLOT_ID(old[i])].ino) & m->mask;
-            while (m->slots[j])
-                j = (j + 1) & m->mask;
-            m->slots[j] = old[i];
-        }
-    free(old);
-    return 0;
-}
-
-static void slot_delete(mds *m, uint64_t i)
-{
-    uint64_t j = i;
-    for (;;) {
-        j = (j + 1) & m->mask;
-        uint64_t s = m->slots[j];
-        if (!s)
-            break;
-        uint64_t home = rs_hash64(m->ino[SLOT_ID(s)].ino) & m->mask;
-        if (((j - home) & m->mask) >= ((j - i) & m->mask)) {
-            m->slots[i] = s;
-            i = j;
-        }
-    }
-    m->slots[i] = 0;
-    m->nkeys--;
+    return rs_idmap_find(&m->inos, ino, ino_of, m);
 }
 
 /* A new namespace record for ino (not present). */
@@ -245,7 +198,7 @@ static int ns_add(mds *m, uint64_t ino, uint32_t parent, uint32_t name_len, int 
     int rc;
     uint32_t idx;
 
-    if ((m->nkeys + 1) * 4 > (m->mask + 1) * 3 && (rc = rehash(m, 2 * (m->mask + 1), err)))
+    if ((rc = rs_idmap_reserve(&m->inos, err)))
         return rc;
     if (m->ino_free != NIL) {
         idx = m->ino_free;
@@ -265,8 +218,8 @@ static int ns_add(mds *m, uint64_t ino, uint32_t parent, uint32_t name_len, int 
         .ino = ino, .parent = parent, .oid = NIL, .dir_oid = NIL, .caps = NIL,
         .name_len = (uint8_t)(name_len > 255 ? 255 : name_len), .flags = is_dir ? F_DIR : 0,
     };
-    m->slots[probe(m, ino)] = ((rs_hash64(ino) >> 32) << 32) | ((uint64_t)idx + 1);
-    m->nkeys++;
+    uint64_t h = rs_hash64(ino);
+    rs_idmap_put(&m->inos, rs_idmap_probe(&m->inos, ino, h, ino_of, m), ino, h, idx);
     if (parent != NIL)
         m->ino[parent].children++;
     *r_idx = idx;
@@ -276,7 +229,7 @@ static int ns_add(mds *m, uint64_t ino, uint32_t parent, uint32_t name_len, int 
 static void ns_del(mds *m, uint32_t idx)
 {
     ino_rec *r = &m->ino[idx];
-    slot_delete(m, probe(m, r->ino));
+    rs_idmap_delete(&m->inos, rs_idmap_probe(&m->inos, r->ino, rs_hash64(r->ino), ino_of, m));
     if (r->parent != NIL)
         m->ino[r->parent].children--;
     *r = (ino_rec){ .flags = F_FREE, .children = m->ino_free, .parent = NIL, .oid = NIL,
@@ -923,7 +876,7 @@ static void mds_destroy(void *state)
     free(m->order);
     free(m->cap);
     free(m->ino);
-    free(m->slots);
+    rs_idmap_release(&m->inos);
     free(m);
 }
 
@@ -1002,7 +955,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     m->target = (rs_trim_target){
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,
     };
-    if ((rc = rehash(m, 1024, err)) ||
+    if ((rc = rs_idmap_init(&m->inos, 1024, err)) ||
         (rc = ns_add(m, ROOT_INO, NIL, 0, 1, &root, err)) ||
         (rc = open_dirfrag(m, root, T_DISPATCH, 0, err)) ||
         (rc = rs_trim_create(env->cfg, env->engine, &m->target, &m->trim_stats, &m->trim, err)))
@@ -1050,7 +1003,7 @@ static int mds_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
         { "mds_bad_records_count", (double)nbad },
         { "mds_cache_oversized_s", (double)over_ns / 1e9 },
         { "mds_cache_oversized_count", (double)m->oversized_count },
-        { "mds_inodes_count", (double)(m->nkeys) },
+        { "mds_inodes_count", (double)m->inos.count },
         { "mds_cached_inodes_count", (double)m->cached_inodes },
         { "mds_caps_count", (double)m->caps_count },
         { "mds_caps_peak_count", (double)m->caps_peak },

@@ -61,6 +61,7 @@
 #include <string.h>
 
 #include "../../sim/hash.h"
+#include "../../sim/idmap.h"
 #include "../trim/pcache.h"
 #include "daemon.h"
 
@@ -123,11 +124,6 @@ typedef struct job {
     uint64_t last_key[2], last_end[2]; /* per direction, as fio keeps them */
 } job;
 
-typedef struct table {
-    uint64_t *slots; /* (tag << 32) | (id + 1); 0 empty */
-    uint64_t mask, n;
-} table;
-
 typedef struct osd {
     rs_engine *eng;
     rs_alloc *alloc;
@@ -135,7 +131,7 @@ typedef struct osd {
     /* objects */
     obj *objs;
     uint32_t nobjs, cap, free_head;
-    table onodes, buffers;
+    rs_idmap onodes, buffers; /* object -> onode id, (object << 32 | offset) -> buffer id */
     cshard *cs;
     uint32_t ncs;
     uint64_t accounted_bytes, meta_bytes, data_bytes, n_onodes, n_buffers;
@@ -248,69 +244,28 @@ static const rs_param params[] = {
     { .key = NULL },
 };
 
-/* ---- hash tables (open addressing, linear probing, backward-shift delete) ---- */
+/* ---- the onode and buffer indexes (sim/idmap.h) ---- */
 
-static int table_grow(osd *o, table *t, rs_err *err)
+static uint64_t obj_key(const void *ctx, uint32_t id)
 {
-    uint64_t n = t->slots ? 2 * (t->mask + 1) : 1024, oldn = t->slots ? t->mask + 1 : 0;
-    uint64_t *s = calloc(n, sizeof *s), *old = t->slots;
-    if (!s)
-        return rs_fail(err, RS_ENOMEM, "out of memory for %llu osd table slots", (unsigned long long)n);
-    t->slots = s;
-    t->mask = n - 1;
-    for (uint64_t i = 0; i < oldn; i++) {
-        if (!old[i])
-            continue;
-        uint64_t j = rs_hash64(o->objs[(uint32_t)old[i] - 1].key) & t->mask;
-        while (s[j])
-            j = (j + 1) & t->mask;
-        s[j] = old[i];
-    }
-    free(old);
-    return 0;
+    return ((const osd *)ctx)->objs[id].key;
 }
 
-/* The slot holding key, or the empty slot where it would go. */
-static uint64_t table_probe(const osd *o, const table *t, uint64_t key)
+static uint32_t table_find(const osd *o, const rs_idmap *t, uint64_t key)
 {
-    uint64_t h = rs_hash64(key), i = h & t->mask;
-    for (;;) {
-        uint64_t s = t->slots[i];
-        if (!s || ((s >> 32) == (h >> 32) && o->objs[(uint32_t)s - 1].key == key))
-            return i;
-        i = (i + 1) & t->mask;
-    }
+    return rs_idmap_find(t, key, obj_key, o);
 }
 
-static uint32_t table_find(const osd *o, const table *t, uint64_t key)
+/* Index object id by its key (room was reserved). */
+static void table_put(const osd *o, rs_idmap *t, uint32_t id)
 {
-    uint64_t s = t->slots[table_probe(o, t, key)];
-    return s ? (uint32_t)s - 1 : NONE;
+    uint64_t key = o->objs[id].key, h = rs_hash64(key);
+    rs_idmap_put(t, rs_idmap_probe(t, key, h, obj_key, o), key, h, id);
 }
 
-static void table_put(const osd *o, table *t, uint32_t id)
+static void table_del(const osd *o, rs_idmap *t, uint64_t key)
 {
-    uint64_t key = o->objs[id].key;
-    t->slots[table_probe(o, t, key)] = (rs_hash64(key) >> 32 << 32) | ((uint64_t)id + 1);
-    t->n++;
-}
-
-static void table_del(const osd *o, table *t, uint64_t key)
-{
-    uint64_t i = table_probe(o, t, key), j = i;
-    for (;;) {
-        j = (j + 1) & t->mask;
-        uint64_t s = t->slots[j];
-        if (!s)
-            break;
-        uint64_t home = rs_hash64(o->objs[(uint32_t)s - 1].key) & t->mask;
-        if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
-            t->slots[i] = s;
-            i = j;
-        }
-    }
-    t->slots[i] = 0;
-    t->n--;
+    rs_idmap_delete(t, rs_idmap_probe(t, key, rs_hash64(key), obj_key, o));
 }
 
 /* ---- lists ---- */
@@ -697,7 +652,7 @@ static int get_onode(osd *o, uint64_t object, uint32_t *r_id, uint64_t *r_items,
         *r_id = id;
         return 0;
     }
-    if ((o->onodes.n + 1) * 4 > (o->onodes.mask + 1) * 3 && (rc = table_grow(o, &o->onodes, err)))
+    if ((rc = rs_idmap_reserve(&o->onodes, err)))
         return rc;
     uint32_t shard = cache_shard_of(o, object);
     if ((rc = obj_new(o, object, shard, ONODE_BYTES, o->extra_bytes, &id, err)))
@@ -715,19 +670,20 @@ static int get_onode(osd *o, uint64_t object, uint32_t *r_id, uint64_t *r_items,
     return 0;
 }
 
-/* Add a buffer of len bytes for key, hinted by what the range held before
- * (BufferSpace::_discard's cache_private): a ghost makes it hot. */
-static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint64_t len, uint64_t *r_items,
-                      rs_err *err)
+/* Add a buffer of len bytes for key, where old is the buffer the range holds
+ * now (NONE: none), which hints (BufferSpace::_discard's cache_private): a
+ * ghost makes it hot. */
+static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64_t len,
+                      uint64_t *r_items, rs_err *err)
 {
-    uint32_t old = table_find(o, &o->buffers, key), id;
+    uint32_t id;
     int level = L_WARM_IN, rc;
     if (old != NONE) {
         int l = o->objs[old].list;
         level = l == L_WARM_OUT ? L_HOT : l;
         buffer_remove(o, old);
     }
-    if ((o->buffers.n + 1) * 4 > (o->buffers.mask + 1) * 3 && (rc = table_grow(o, &o->buffers, err)))
+    if ((rc = rs_idmap_reserve(&o->buffers, err)))
         return rc;
     uint32_t shard = o->objs[onode].shard;
     if ((rc = obj_new(o, key, shard, BUFFER_BYTES, len, &id, err)))
@@ -767,7 +723,7 @@ static int cache_apply(osd *o, const rs_rec *rec, op *p, uint64_t *r_items, rs_e
         o->writes++;
         p->device = 1;
         if (o->buffered_write)
-            return add_buffer(o, p->onode, key, rec->size_bytes, r_items, err);
+            return add_buffer(o, p->onode, key, b, rec->size_bytes, r_items, err);
         if (b != NONE)
             buffer_remove(o, b);
         return 0;
@@ -784,7 +740,7 @@ static int cache_apply(osd *o, const rs_rec *rec, op *p, uint64_t *r_items, rs_e
     }
     p->device = 1;
     if (o->buffered_read)
-        return add_buffer(o, p->onode, key, rec->size_bytes, r_items, err);
+        return add_buffer(o, p->onode, key, b, rec->size_bytes, r_items, err);
     return 0;
 }
 
@@ -1135,8 +1091,8 @@ static void osd_destroy(void *state)
         free(o->chunks[i]);
     free(o->chunks);
     free(o->objs);
-    free(o->onodes.slots);
-    free(o->buffers.slots);
+    rs_idmap_release(&o->onodes);
+    rs_idmap_release(&o->buffers);
     free(o->cs);
     free(o->os);
     free(o->pg_busy);
@@ -1294,7 +1250,7 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
             o->cs[i].l[l].head = o->cs[i].l[l].tail = NONE;
     for (uint32_t i = 0; i < o->nos; i++)
         o->os[i] = (oshard){ .o = o, .qhead = NONE, .qtail = NONE, .idle = o->threads, .index = i };
-    if ((rc = table_grow(o, &o->onodes, err)) || (rc = table_grow(o, &o->buffers, err)))
+    if ((rc = rs_idmap_init(&o->onodes, 1024, err)) || (rc = rs_idmap_init(&o->buffers, 1024, err)))
         goto fail;
     uint64_t t0 = env->engine->now_ns;
     if (o->mode != MODE_PERIODIC) { /* periodic: the MempoolThread starts with the first op */
