@@ -13,18 +13,9 @@
 #include <string.h>
 
 #include "alloc_51.h"
+#include "alloc_random.h"
 #include "check.h"
 #include "models/alloc/jemalloc.h"
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng_next(void) /* xorshift64* */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Dull;
-}
 
 /* A model from key=value settings (NULL-terminated). */
 static void *make_kv(const char *const *kv)
@@ -403,35 +394,12 @@ static void test_random_ops(const char *purge, int nops)
     enum { SLOTS = 50000 };
     static rs_addr addr[SLOTS];
     static uint64_t size[SLOTS];
-    memset(addr, 0, sizeof addr);
-    int bad = 0, audits_failed = 0;
-    for (int op = 0; op < nops; op++) {
-        uint32_t k = (uint32_t)(rng_next() % SLOTS);
-        if (addr[k]) {
-            F(st, addr[k], size[k]);
-            addr[k] = 0;
-        } else {
-            uint64_t r = rng_next();
-            uint64_t n = (r % 100) < 90 ? 1 + (r >> 8) % 2048
-                         : (r % 100) < 98 ? 1 + (r >> 8) % 20000
-                                          : 1 + (r >> 8) % 600000;
-            size[k] = n;
-            addr[k] = A(st, n);
-            bad += addr[k] == 0;
-        }
-        rs_alloc_stats s = stats_of(st);
-        bad += !ordered(&s);
-        if (op % 250000 == 249999)
-            rs_alloc_jemalloc.release(st, 0);
-        if (op % 100000 == 0)
-            audits_failed += !audit_ok(st);
-    }
-    audits_failed += !audit_ok(st);
-    CHECK_EQ_U64(bad, 0);
-    CHECK_EQ_U64(audits_failed, 0);
-    for (int k = 0; k < SLOTS; k++)
-        if (addr[k])
-            F(st, addr[k], size[k]);
+    random_mix m = { .ops = &rs_alloc_jemalloc, .st = st, .addr = addr, .size = size,
+                     .slots = SLOTS, .threads = 1, .mid_max = 20000, .big_max = 600000,
+                     .release_every = 250000, .audit_every = 100000, .ordered = ordered,
+                     .audit_ok = audit_ok };
+    random_mix_run(&m, nops);
+    random_mix_free_all(&m, NULL, 0);
     rs_alloc_stats s = stats_of(st);
     CHECK_EQ_U64(s.live_count, 0);
     CHECK_EQ_U64(s.active_bytes, 0);
@@ -837,39 +805,14 @@ static void test_random_threads(const char *bg, int nops)
     enum { SLOTS = 50000 };
     static rs_addr addr[SLOTS];
     static uint64_t size[SLOTS];
-    memset(addr, 0, sizeof addr);
-    int bad = 0, audits_failed = 0;
-    for (int op = 0; op < nops; op++) {
-        uint64_t now = (uint64_t)op * 5000; /* 5 s over 1M ops */
-        uint32_t k = (uint32_t)(rng_next() % SLOTS);
-        uint32_t thr = (uint32_t)(rng_next() % 4);
-        if (addr[k]) {
-            FT(st, addr[k], size[k], thr, now);
-            addr[k] = 0;
-        } else {
-            uint64_t r = rng_next();
-            uint64_t n = (r % 100) < 90 ? 1 + (r >> 8) % 2048
-                         : (r % 100) < 98 ? 1 + (r >> 8) % 40000
-                                          : 1 + (r >> 8) % 600000;
-            size[k] = n;
-            addr[k] = AT(st, n, thr, now);
-            bad += addr[k] == 0;
-        }
-        if (op % 20000 == 0)
-            rs_alloc_jemalloc.advance(st, now);
-        rs_alloc_stats s = stats_of(st);
-        bad += !ordered(&s);
-        if (op % 100000 == 0)
-            audits_failed += !audit_ok(st);
-    }
-    audits_failed += !audit_ok(st);
-    CHECK_EQ_U64(bad, 0);
-    CHECK_EQ_U64(audits_failed, 0);
+    random_mix m = { .ops = &rs_alloc_jemalloc, .st = st, .addr = addr, .size = size,
+                     .slots = SLOTS, .threads = 4, .mid_max = 40000, .big_max = 600000,
+                     .ns_per_op = 5000 /* 5 s over 1M ops */, .advance_every = 20000,
+                     .audit_every = 100000, .ordered = ordered, .audit_ok = audit_ok };
+    random_mix_run(&m, nops);
     rs_je_counters c = counters(st);
     CHECK(c.nfills > 0 && c.nflushes > 0 && c.ngc_events > 0 && c.ndecay_epochs > 0 && c.npurged_pages > 0);
-    for (int k = 0; k < SLOTS; k++)
-        if (addr[k])
-            FT(st, addr[k], size[k], 0, (uint64_t)nops * 5000);
+    random_mix_free_all(&m, NULL, (uint64_t)nops * 5000);
     rs_alloc_stats s = stats_of(st);
     CHECK_EQ_U64(s.live_count, 0);
     CHECK_EQ_U64(s.active_bytes, 0);

@@ -15,18 +15,9 @@
 #include <string.h>
 
 #include "alloc_51.h"
+#include "alloc_random.h"
 #include "check.h"
 #include "models/alloc/tcmalloc.h"
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng_next(void) /* xorshift64* */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Dull;
-}
 
 static void *make2(const char *total_tc, const char *rate)
 {
@@ -431,42 +422,23 @@ static void test_release(void)
 
 /* ---- random operations ------------------------------------------------- */
 
+static uint32_t slot_thread(uint32_t k)
+{
+    return k % 4;
+}
+
 static void test_random_ops(const char *total_tc, int nops)
 {
     enum { SLOTS = 8192, THREADS = 4 };
     static rs_addr addr[SLOTS];
     static uint64_t size[SLOTS];
     void *st = make2(total_tc, NULL);
-    memset(addr, 0, sizeof addr);
-    int bad = 0, audits_failed = 0;
-    for (int op = 0; op < nops; op++) {
-        int k = (int)(rng_next() % SLOTS);
-        uint32_t thread = (uint32_t)(rng_next() % THREADS);
-        if (addr[k]) {
-            F(st, addr[k], size[k], thread); /* often another thread than the allocator */
-            addr[k] = 0;
-        } else {
-            uint64_t r = rng_next();
-            uint64_t n = (r % 100) < 90 ? 1 + (r >> 8) % 2048
-                         : (r % 100) < 98 ? 1 + (r >> 8) % 40000
-                                          : 1 + (r >> 8) % 1500000;
-            size[k] = n;
-            addr[k] = A(st, n, thread);
-            bad += addr[k] == 0;
-        }
-        rs_alloc_stats s = stats_of(st);
-        bad += !ordered(&s);
-        if (op % 250000 == 249999)
-            rs_alloc_tcmalloc.release(st, 0);
-        if (op % 200000 == 0)
-            audits_failed += !audit_ok(st);
-    }
-    audits_failed += !audit_ok(st);
-    CHECK_EQ_U64(bad, 0);
-    CHECK_EQ_U64(audits_failed, 0);
-    for (int k = 0; k < SLOTS; k++)
-        if (addr[k])
-            F(st, addr[k], size[k], (uint32_t)k % THREADS);
+    random_mix m = { .ops = &rs_alloc_tcmalloc, .st = st, .addr = addr, .size = size,
+                     .slots = SLOTS, .threads = THREADS, .mid_max = 40000, .big_max = 1500000,
+                     .release_every = 250000, .audit_every = 200000, .ordered = ordered,
+                     .audit_ok = audit_ok }; /* frees often on another thread than the allocation's */
+    random_mix_run(&m, nops);
+    random_mix_free_all(&m, slot_thread, 0);
     rs_alloc_stats s = stats_of(st);
     CHECK_EQ_U64(s.live_count, 0);
     CHECK_EQ_U64(s.active_bytes, 0);
