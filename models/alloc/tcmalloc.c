@@ -39,10 +39,12 @@
  * Simulator cost: per tcmalloc page a 4-byte page-map entry and two 2-byte
  * OS-page words (live-object count, resident bit); per span a 32-byte record;
  * per object slot of a live small span a 4-byte link (slots come in chunks
- * of 64 per span, a 4-byte owner per chunk).  No per-allocation table: frees
- * are sized and the page map finds the span.  free() never allocates host
- * memory; alloc() reserves what the slow path may need before changing
- * anything, so a host allocation failure leaves the state intact.
+ * of 16 per span, a 4-byte owner per chunk: a span of a large class has only
+ * a few objects, so bigger chunks would mostly hold unused slots).  No
+ * per-allocation table: frees are sized and the page map finds the span.
+ * free() never allocates host memory; alloc() reserves what the slow path
+ * may need before changing anything, so a host allocation failure leaves
+ * the state intact.
  */
 #include "tcmalloc.h"
 
@@ -68,7 +70,7 @@ enum {
     MAX_OVERAGES = 3,                /* kMaxOverages */
     MAX_DYNAMIC_FREELIST = 8192,     /* kMaxDynamicFreeListLength */
     STEAL_TRIES = 10,                /* IncreaseCacheLimitLocked */
-    CHUNK_SHIFT = 6,                 /* model: object slots per chunk = 64 */
+    CHUNK_SHIFT = 4,                 /* model: object slots per chunk = 16 */
     SMALL_LOOKUP_MAX = 1024,         /* SizeMap::kMaxSmallSize */
 };
 
