@@ -354,11 +354,29 @@ typedef struct je_bin_info {
     uint8_t nwords;       /* bitmap words per slab (the block is one more) */
 } je_bin_info;
 
+/* A set of pages with its lowest member: a bitmap over pages and three
+ * summary levels above it (a bit per non-zero word of the level below), so
+ * insert and erase are O(1) and the minimum is a scan of the few top words
+ * and three descents.  A bin's non-full slabs, by first page: jemalloc keeps
+ * them in a pairing heap (ph.h); any structure with the same minimum makes
+ * the same choices, and this one reads a few hot summary words where the
+ * heap chased sibling links through slab records (half the model's time in
+ * a replay).  Dense: a bit per page of the address space the bin's slabs
+ * have reached, grown when the bin makes a slab (slab_new, before anything
+ * changes), so a free never allocates. */
+enum { PSET_LEVELS = 4 };
+
+typedef struct je_pset {
+    uint64_t *lv[PSET_LEVELS]; /* lv[0]: bit per page; lv[k]: bit per non-zero word of lv[k - 1] */
+    uint32_t nwords[PSET_LEVELS];
+    uint32_t count;
+} je_pset;
+
 typedef struct je_bin {
     uint32_t cur;       /* slabcur (extent), or NIL */
     uint32_t cur_block; /* its block */
     uint32_t cur_page;  /* its first page */
-    uint32_t nonfull;   /* root of the heap of non-full slabs (by address), or NIL */
+    je_pset nonfull;    /* first pages of the non-full slabs other than slabcur */
 } je_bin;
 
 typedef struct je_eset {
@@ -617,6 +635,84 @@ static uint32_t ph_remove(je_ext *e, uint32_t root, uint32_t n)
     }
     e[n].ph_child = e[n].ph_next = e[n].ph_prev = NIL;
     return root;
+}
+
+/* ---- page sets (a bin's non-full slabs) -------------------------------- */
+
+/* Cover pages [0, npages); -1 (the set unchanged in content) when out of
+ * host memory. */
+static int pset_reserve(je_pset *ps, uint64_t npages)
+{
+    uint64_t need = (npages + 63) / 64;
+    for (unsigned k = 0; k < PSET_LEVELS; k++, need = (need + 63) / 64) {
+        if (need <= ps->nwords[k])
+            continue;
+        uint64_t ncap = ps->nwords[k] ? ps->nwords[k] : 1;
+        while (ncap < need)
+            ncap *= 2;
+        if (ncap > UINT32_MAX)
+            return -1;
+        uint64_t *w = rs_mem_realloc(ps->lv[k], ncap * sizeof *w);
+        if (!w)
+            return -1;
+        memset(w + ps->nwords[k], 0, (ncap - ps->nwords[k]) * sizeof *w);
+        ps->lv[k] = w;
+        ps->nwords[k] = (uint32_t)ncap;
+    }
+    return 0;
+}
+
+static void pset_release(je_pset *ps)
+{
+    for (unsigned k = 0; k < PSET_LEVELS; k++)
+        rs_mem_free(ps->lv[k]);
+    *ps = (je_pset){0};
+}
+
+static int pset_has(const je_pset *ps, uint32_t page)
+{
+    return page / 64 < ps->nwords[0] && (ps->lv[0][page / 64] >> (page % 64) & 1);
+}
+
+static void pset_insert(je_pset *ps, uint32_t page)
+{
+    assert(!pset_has(ps, page));
+    uint64_t i = page;
+    for (unsigned k = 0; k < PSET_LEVELS; k++, i /= 64) {
+        uint64_t *w = &ps->lv[k][i / 64], was = *w;
+        *w = was | (uint64_t)1 << (i % 64);
+        if (was)
+            break;
+    }
+    ps->count++;
+}
+
+static void pset_erase(je_pset *ps, uint32_t page)
+{
+    assert(pset_has(ps, page));
+    uint64_t i = page;
+    for (unsigned k = 0; k < PSET_LEVELS; k++, i /= 64) {
+        uint64_t *w = &ps->lv[k][i / 64];
+        *w &= ~((uint64_t)1 << (i % 64));
+        if (*w)
+            break;
+    }
+    ps->count--;
+}
+
+/* The lowest member, or NIL. */
+static uint32_t pset_min(const je_pset *ps)
+{
+    if (!ps->count)
+        return NIL;
+    const unsigned top = PSET_LEVELS - 1;
+    uint64_t i = 0;
+    while (!ps->lv[top][i])
+        i++;
+    i = i * 64 + (unsigned)__builtin_ctzll(ps->lv[top][i]);
+    for (unsigned k = top; k-- > 0;)
+        i = i * 64 + (unsigned)__builtin_ctzll(ps->lv[k][i]);
+    return (uint32_t)i;
 }
 
 /* ---- extent sets (eset.c) --------------------------------------------- */
@@ -1023,7 +1119,9 @@ static void arena_ticks(je_state *st, je_thread *t, unsigned ai, unsigned nticks
 static uint32_t slab_new(je_state *st, unsigned ai, unsigned binind)
 {
     const je_bin_info *bi = &st->binfo[binind];
-    if (reserve(st, bi->nwords + 1u, bi->slab_pages))
+    if (reserve(st, bi->nwords + 1u, bi->slab_pages) ||
+        (bi->nregs > 1 && pset_reserve(&st->arenas[ai].bins[binind].nonfull,
+                                       (uint64_t)st->top_pages + bi->slab_pages)))
         return NIL;
     uint32_t id = pa_alloc(st, ai, bi->slab_pages);
     je_ext *x = &st->exts[id];
@@ -1045,13 +1143,13 @@ static uint32_t slab_new(je_state *st, unsigned ai, unsigned binind)
     return id;
 }
 
-static void bin_set_cur(je_state *st, je_bin *bin, uint32_t id)
+/* Callers pass the slab's block and first page, which they already hold,
+ * so the slab's extent record is not read. */
+static void bin_set_cur(je_bin *bin, uint32_t id, uint32_t block, uint32_t page)
 {
     bin->cur = id;
-    if (id != NIL) {
-        bin->cur_block = st->exts[id].block;
-        bin->cur_page = st->exts[id].page;
-    }
+    bin->cur_block = block;
+    bin->cur_page = page;
 }
 
 /* slabcur is missing or full: the oldest non-full slab, else a new one
@@ -1060,15 +1158,17 @@ static void bin_set_cur(je_state *st, je_bin *bin, uint32_t id)
  * simulator is out of memory. */
 static __attribute__((noinline)) int bin_refill(je_state *st, unsigned ai, je_bin *bin, unsigned binind)
 {
-    uint32_t s = bin->nonfull;
-    if (s != NIL) {
-        bin->nonfull = ph_remove(st->exts, bin->nonfull, s);
-    } else {
-        s = slab_new(st, ai, binind);
-        if (s == NIL)
-            return -1;
+    uint32_t page = pset_min(&bin->nonfull);
+    if (page != NIL) {
+        pset_erase(&bin->nonfull, page);
+        uint32_t block = st->pages[page].owner;
+        bin_set_cur(bin, HDR_EXT(st->words[block]), block, page);
+        return 0;
     }
-    bin_set_cur(st, bin, s);
+    uint32_t s = slab_new(st, ai, binind);
+    if (s == NIL)
+        return -1;
+    bin_set_cur(bin, s, st->exts[s].block, st->exts[s].page);
     return 0;
 }
 
@@ -1158,10 +1258,10 @@ static __attribute__((noinline)) void bin_slab_nonfull(je_state *st, uint64_t *w
         return;
     if (bin->cur != NIL && bin->cur_page > page0) {
         if (HDR_NFREE(st->words[bin->cur_block]) > 0)
-            bin->nonfull = ph_insert(st->exts, bin->nonfull, bin->cur);
-        bin_set_cur(st, bin, s);
+            pset_insert(&bin->nonfull, bin->cur_page);
+        bin_set_cur(bin, s, (uint32_t)(w - st->words), page0);
     } else {
-        bin->nonfull = ph_insert(st->exts, bin->nonfull, s);
+        pset_insert(&bin->nonfull, page0);
     }
 }
 
@@ -1177,7 +1277,7 @@ static __attribute__((noinline)) void bin_slab_empty(je_state *st, uint64_t *w, 
     if (bin->cur == s)
         bin->cur = NIL;
     else if (bi->nregs > 1)
-        bin->nonfull = ph_remove(st->exts, bin->nonfull, s);
+        pset_erase(&bin->nonfull, st->exts[s].page);
     words_put(st, block, bi->nwords + 1u);
     pa_dalloc(st, s);
 }
@@ -1543,7 +1643,7 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
     for (unsigned ai = 0; ai < st->narenas; ai++) {
         je_arena *a = &st->arenas[ai];
         for (unsigned b = 0; b < NBINS; b++)
-            a->bins[b] = (je_bin){.cur = NIL, .nonfull = NIL};
+            a->bins[b] = (je_bin){.cur = NIL};
         for (unsigned i = 0; i < ESET_NBINS; i++)
             a->dirty.root[i] = a->released.root[i] = NIL;
         memset(a->dirty.tree, 0xff, sizeof a->dirty.tree);
@@ -1564,6 +1664,9 @@ static void destroy(void *state)
         return;
     for (unsigned i = 0; i < THREAD_SLOTS; i++)
         free(st->threads[i]);
+    for (unsigned ai = 0; st->arenas && ai < st->narenas; ai++)
+        for (unsigned b = 0; b < NBINS; b++)
+            pset_release(&st->arenas[ai].bins[b].nonfull);
     free(st->arenas);
     rs_mem_free(st->pages);
     rs_mem_free(st->exts);
@@ -1801,6 +1904,27 @@ static int is_cached(const rs_addr *sorted, size_t n, rs_addr a)
     return bsearch(&a, sorted, n, sizeof a, cmp_addr) != NULL;
 }
 
+/* The summaries say exactly which words below are non-zero, and the
+ * bitmap holds count members. */
+static int pset_check(const je_pset *ps, uint32_t *r_count, rs_err *err)
+{
+    uint64_t members = 0;
+    for (uint32_t w = 0; w < ps->nwords[0]; w++)
+        members += (uint64_t)__builtin_popcountll(ps->lv[0][w]);
+    for (unsigned k = 1; k < PSET_LEVELS; k++)
+        for (uint64_t i = 0; i < (uint64_t)ps->nwords[k] * 64; i++) {
+            int below = i < ps->nwords[k - 1] && ps->lv[k - 1][i] != 0;
+            if (((ps->lv[k][i / 64] >> (i % 64)) & 1) != (uint64_t)below)
+                return rs_fail(err, RS_EINTERNAL, "page set: level %u bit %llu wrong", k,
+                               (unsigned long long)i);
+        }
+    if (members != ps->count)
+        return rs_fail(err, RS_EINTERNAL, "page set holds %llu pages, counts %u",
+                       (unsigned long long)members, ps->count);
+    *r_count = ps->count;
+    return 0;
+}
+
 int rs_je_audit(const void *state, rs_err *err)
 {
     const je_state *st = state;
@@ -1901,8 +2025,11 @@ int rs_je_audit(const void *state, rs_err *err)
                     AUDIT_FAIL("page %u: live but not resident", q);
                 active += live[q] > 0;
             }
-            if (nfree > 0 && st->arenas[x->arena].bins[binind].cur != id)
-                nonfull_expected[(size_t)x->arena * NBINS + binind]++;
+            const je_bin *xb = &st->arenas[x->arena].bins[binind];
+            int member = nfree > 0 && xb->cur != id && bi->nregs > 1;
+            if (pset_has(&xb->nonfull, p) != member)
+                AUDIT_FAIL("slab %u: %s the non-full set of its bin", id, member ? "missing from" : "wrongly in");
+            nonfull_expected[(size_t)x->arena * NBINS + binind] += (uint64_t)member;
             live_pages += x->npages;
             break;
         }
@@ -1975,27 +2102,27 @@ int rs_je_audit(const void *state, rs_err *err)
                        (unsigned long long)lru_pages, (unsigned long long)ar->dirty_pages);
         for (unsigned b = 0; b < NBINS; b++) {
             const je_bin *bin = &ar->bins[b];
-            uint32_t n;
+            uint32_t n = 0;
             if (bin->cur != NIL &&
                 (st->exts[bin->cur].kind != EXT_SLAB || st->exts[bin->cur].block != bin->cur_block ||
                  st->exts[bin->cur].page != bin->cur_page || HDR_BIN(st->words[bin->cur_block]) != b ||
                  st->exts[bin->cur].arena != ai))
                 AUDIT_FAIL("arena %u bin %u: slabcur %u is not one of its slabs", ai, b, bin->cur);
-            if ((rc = heap_check(st, bin->nonfull, &n, err)))
+            if ((rc = pset_check(&bin->nonfull, &n, err)))
                 goto out;
             uint64_t want = st->binfo[b].nregs == 1 ? 0 : nonfull_expected[(size_t)ai * NBINS + b];
             if (n != want)
-                AUDIT_FAIL("arena %u bin %u: %u slabs in the non-full heap, %llu expected", ai, b, n,
+                AUDIT_FAIL("arena %u bin %u: %u slabs in the non-full set, %llu expected", ai, b, n,
                            (unsigned long long)want);
             /* arena_bin_lower_slab keeps a non-full slabcur the oldest/lowest */
-            if (bin->nonfull != NIL && bin->cur != NIL && HDR_NFREE(st->words[bin->cur_block]) > 0 &&
-                st->exts[bin->nonfull].page < st->exts[bin->cur].page)
+            if (n && bin->cur != NIL && HDR_NFREE(st->words[bin->cur_block]) > 0 &&
+                pset_min(&bin->nonfull) < bin->cur_page)
                 AUDIT_FAIL("arena %u bin %u: a non-full slab is older than slabcur", ai, b);
         }
         for (int k = 0; k < 2; k++) {
             const je_eset *set = k == 0 ? &ar->dirty : &ar->released;
             for (unsigned i = 0; i < ESET_NBINS; i++) {
-                uint32_t n;
+                uint32_t n = 0;
                 int bit = (int)((set->nonempty[i / 64] >> (i % 64)) & 1);
                 if (bit != (set->root[i] != NIL))
                     AUDIT_FAIL("eset %d bin %u: bitmap disagrees with heap", k, i);
