@@ -299,24 +299,29 @@ static void test_layout_bytes(void)
     /* facts ceph-memory §2.1: {CInode, CDentry, CDir, Capability}; nodes:
      * items 72, client_caps 48 (360 in v15 with the Capability inside),
      * dirfrags map 48 + node 48, inode_map 40 (32 in v15); a 20-char name
-     * is a 21-byte heap string */
+     * is a 21-byte heap string; untracked in every version, loner lock bits
+     * of 88 B per inode (mds_loner_locks, 3 by default), and before v13 the
+     * load vectors: 64 B per inode, 4 x 160 B per dirfrag */
     struct {
         const char *layout;
         uint64_t inode, dentry, dir, cap, capnode, imap;
-        int tracked, cap_tracked, inside;
+        int tracked, cap_tracked, inside, pops;
+        const char *locks;
     } v[] = {
-        { "mds-luminous", 1640, 472, 848, 272, 48, 40, 0, 0, 0 },
-        { "mds-pr19954", 1760, 512, 1584, 288, 48, 40, 1, 1, 0 },
-        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 1, 1, 1 },
+        { "mds-luminous", 1640, 472, 848, 272, 48, 40, 0, 0, 0, 1, "mds_loner_locks=3" },
+        { "mds-pr19954", 1760, 512, 1584, 288, 48, 40, 1, 1, 0, 1, "mds_loner_locks=3" },
+        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 1, 1, 1, 0, "mds_loner_locks=3" },
+        { "mds-luminous", 1640, 472, 848, 272, 48, 40, 0, 0, 0, 1, "mds_loner_locks=0" },
+        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 1, 1, 1, 0, "mds_loner_locks=4" },
     };
     const int n = 50;
     write_files(n);
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         char layout[64];
         rs_result res;
         rs_err err;
         snprintf(layout, sizeof layout, "layout=%s", v[i].layout);
-        const char *kv[] = { layout, "mds_cache_memory_limit=1G", "base_bytes=1M", NULL };
+        const char *kv[] = { layout, v[i].locks, "mds_cache_memory_limit=1G", "base_bytes=1M", NULL };
         CHECK_MSG(run(kv, &res, &err) == 0, "%s", err.msg);
         const rs_sample *s = &res.samples[res.nsamples - 1];
         uint64_t files = (uint64_t)n + 1;
@@ -327,7 +332,9 @@ static void test_layout_bytes(void)
         uint64_t buckets = 16;                           /* inode_map: doubles from 16 */
         while (buckets < files)
             buckets *= 2;
-        uint64_t unt = files * v[i].imap + buckets * 8;
+        uint64_t locks = (uint64_t)(v[i].locks[sizeof "mds_loner_locks=" - 1] - '0');
+        uint64_t unt = files * v[i].imap + buckets * 8 + files * locks * 88;
+        unt += v[i].pops ? files * 64 + 4 * 160 : 0;
         acc += v[i].tracked ? cont : 0;
         unt += v[i].tracked ? 0 : cont;
         acc += v[i].cap_tracked ? caps : 0;

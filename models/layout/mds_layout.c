@@ -16,7 +16,24 @@
  *   CDentry name         heap buffer of length + 1 when longer than 15
  *                        (libstdc++ SSO), std::string before PR 19954 and
  *                        mds_co::string after.
- * PR 19954's FIXMEs (lock waiter lists, bufferptr xattrs, snap_blob,
+ * Outside the mempool in every version, for as long as the inode lives:
+ *   SimpleLock::unstable_bits_t (88 B: gather set 48, counts 8,
+ *                        MutationRef 16, two client_t 16), one per lock that
+ *                        CInode::set_loner_cap() gave an exclusive client
+ *                        (authlock, filelock, linklock, xattrlock).  Dropping
+ *                        the loner only writes -1 into it; it is freed by a
+ *                        later wrlock/xlock release, so most stay
+ *                        (`mds_loner_locks`, default 3 of the 4: an estimate,
+ *                        docs/models.md).  Given as one allocation of n x 88
+ *                        B (tcmalloc rounds 3 x 88 to 288 = 3 x 96, what three
+ *                        88 B allocations take) to keep the simulator's
+ *                        per-object address slots at seven.
+ * Before v13 (std::vector, later std::array inside the object), outside
+ * the mempool in both 2018 versions:
+ *   CInode::pop          inode_load_vec_t: 2 DecayCounters of 32 B = 64 B
+ *   CDir pop_me, pop_nested, pop_auth_subtree, pop_auth_subtree_nested
+ *                        dirfrag_load_vec_t: 5 x 32 B = 160 B each.
+ * PR 19954's other FIXMEs (lock waiter lists, bufferptr xattrs, snap_blob,
  * inline_data, scrub_info, bloom filter) allocate nothing while they are
  * empty, which they are for a kernel build (no xattrs, snapshots, inline
  * data or scrubs); they are listed in docs/models.md and not allocated.
@@ -24,21 +41,26 @@
 #include "mds_layout.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 
 #define SSO_CAPACITY 15u
 #define ITEMS_NODE_BYTES 72u
 #define DIRFRAGS_MAP_BYTES 48u
 #define DIRFRAGS_NODE_BYTES 48u
+#define LOCK_BITS_BYTES 88u
+#define INODE_POP_BYTES 64u
+#define DIR_POP_BYTES 160u
+#define DIR_POPS 4u
 
 static const rs_mds_sizes luminous = {
     .name = "mds-luminous", .inode = 1640, .dentry = 472, .dir = 848, .cap = 272,
     .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 0, .cap_tracked = 0,
-    .inode_map_node = 40,
+    .inode_map_node = 40, .pop_vectors = 1,
 };
 static const rs_mds_sizes pr19954 = {
     .name = "mds-pr19954", .inode = 1760, .dentry = 512, .dir = 1584, .cap = 288,
     .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 1, .cap_tracked = 1,
-    .inode_map_node = 40,
+    .inode_map_node = 40, .pop_vectors = 1,
 };
 static const rs_mds_sizes octopus = {
     .name = "mds-octopus", .inode = 1856, .dentry = 528, .dir = 1288, .cap = 320,
@@ -72,7 +94,8 @@ static unsigned dentry_parts(const rs_mds_sizes *s, uint32_t name_len, rs_part *
     return n;
 }
 
-static unsigned parts_of(const rs_mds_sizes *s, uint64_t object_bytes, uint32_t aux, rs_part *p)
+static unsigned parts_of(const rs_mds_sizes *s, uint32_t loner_locks, uint64_t object_bytes,
+                         uint32_t aux, rs_part *p)
 {
     unsigned kind = aux & 0xff, n;
     uint32_t name_len = aux >> 8;
@@ -83,6 +106,11 @@ static unsigned parts_of(const rs_mds_sizes *s, uint64_t object_bytes, uint32_t 
         p[n++] = (rs_part){ .size_bytes = s->inode, .tracked = 1, .name = "CInode" };
         p[n++] = (rs_part){ .size_bytes = s->inode_map_node, .tracked = 0,
                             .name = "MDCache::inode_map node" };
+        if (s->pop_vectors)
+            p[n++] = (rs_part){ .size_bytes = INODE_POP_BYTES, .tracked = 0, .name = "CInode::pop" };
+        if (loner_locks)
+            p[n++] = (rs_part){ .size_bytes = (uint64_t)loner_locks * LOCK_BITS_BYTES, .tracked = 0,
+                                .name = "SimpleLock::unstable_bits_t (loner)" };
         return n;
     case RS_MDS_NULL:
         return dentry_parts(s, name_len, p);
@@ -92,7 +120,10 @@ static unsigned parts_of(const rs_mds_sizes *s, uint64_t object_bytes, uint32_t 
                           .name = "CInode::dirfrags map" };
         p[2] = (rs_part){ .size_bytes = DIRFRAGS_NODE_BYTES, .tracked = s->containers_tracked,
                           .name = "CInode::dirfrags node" };
-        return 3;
+        n = 3;
+        for (unsigned i = 0; s->pop_vectors && i < DIR_POPS; i++)
+            p[n++] = (rs_part){ .size_bytes = DIR_POP_BYTES, .tracked = 0, .name = "CDir pop vector" };
+        return n;
     default:
         p[0] = (rs_part){ .size_bytes = object_bytes, .tracked = 1, .name = "object" };
         return 1;
@@ -128,29 +159,54 @@ unsigned rs_mds_side_parts(const rs_mds_sizes *s, unsigned side, uint32_t reques
     }
 }
 
+static const rs_param params[] = {
+    { .key = "mds_loner_locks", .type = RS_PT_INT, .def = "3",
+      .doc = "SimpleLock::unstable_bits_t (88 B, outside the mempool) left per inode by the loner "
+             "mechanism: 0..4 of authlock, filelock, linklock, xattrlock (3: an estimate, docs/models.md)" },
+    { .key = NULL },
+};
+
+static int create(const rs_config *cfg, void **r_state, rs_err *err)
+{
+    int64_t n = rs_config_int(cfg, "mds_loner_locks");
+    if (n < 0 || n > 4)
+        return rs_fail(err, RS_EINPUT, "bad value '%lld' for key 'mds_loner_locks': expected 0..4",
+                       (long long)n);
+    uint32_t *locks = malloc(sizeof *locks);
+    if (!locks)
+        return rs_fail(err, RS_ENOMEM, "out of memory for an MDS layout");
+    *locks = (uint32_t)n;
+    *r_state = locks;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    free(state);
+}
+
 /* One layout per sizes table: its parts() and its ops. */
 #define MDS_LAYOUT(var, name_, table, doc_)                                                   \
     static unsigned parts_##table(const void *state, uint64_t object_bytes, uint32_t aux,    \
                                   rs_part *p)                                                \
     {                                                                                         \
-        (void)state;                                                                          \
-        return parts_of(&table, object_bytes, aux, p);                                        \
+        return parts_of(&table, *(const uint32_t *)state, object_bytes, aux, p);             \
     }                                                                                         \
     const rs_layout_ops var = {                                                               \
-        .name = name_, .doc = doc_, .params = NULL, .max_parts = 5,                           \
-        .create = rs_layout_stateless_create, .destroy = rs_layout_stateless_destroy,         \
-        .parts = parts_##table,                                                               \
+        .name = name_, .doc = doc_, .params = params, .max_parts = 7,                         \
+        .create = create, .destroy = destroy, .parts = parts_##table,                         \
     }
 
 MDS_LAYOUT(rs_layout_mds_luminous, "mds-luminous", luminous,
            "CephFS MDS before PR 19954: CInode 1640, CDentry 472, CDir 848; container nodes, "
-           "names and Capability (272 + 48 B map node) outside the mempool");
+           "names, Capability (272 + 48 B map node), load vectors and loner lock bits outside "
+           "the mempool");
 MDS_LAYOUT(rs_layout_mds_pr19954, "mds-pr19954", pr19954,
            "CephFS MDS after PR 19954: CInode 1760, CDentry 512, CDir 1584, Capability 288; "
-           "containers in mds_co, inode_map outside");
+           "containers in mds_co; inode_map, load vectors and loner lock bits outside");
 MDS_LAYOUT(rs_layout_mds_octopus, "mds-octopus", octopus,
            "CephFS MDS v15.2.5: CInode 1856, CDentry 528, CDir 1288, Capability inside a 360 B "
-           "client_caps node; inode_map outside the mempool");
+           "client_caps node; inode_map and loner lock bits outside the mempool");
 
 const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout_ops *ops)
 {
