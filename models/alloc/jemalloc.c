@@ -1163,6 +1163,11 @@ static __attribute__((noinline)) int bin_refill(je_state *st, unsigned ai, je_bi
         pset_erase(&bin->nonfull, page);
         uint32_t block = st->pages[page].owner;
         bin_set_cur(bin, HDR_EXT(st->words[block]), block, page);
+        /* the next refill's slab: its page entry now, its bitmap at the
+         * fill that needs it (tcache_fill) */
+        uint32_t next = pset_min(&bin->nonfull);
+        if (next != NIL)
+            __builtin_prefetch(&st->pages[next]);
         return 0;
     }
     uint32_t s = slab_new(st, ai, binind);
@@ -1428,6 +1433,14 @@ static __attribute__((noinline)) int tcache_fill(je_state *st, je_thread *t, uns
     if (nfill == 0)
         nfill = 1;
     rs_addr *top = cb->stack + nfill; /* region k goes to stack[nfill - 1 - k] */
+    const je_bin *bin = &st->arenas[t->arena].bins[binind];
+    if (bin->cur != NIL && HDR_NFREE(st->words[bin->cur_block]) < nfill) {
+        /* slabcur runs out in this fill: fetch the next slab's bitmap while
+         * it drains (bin_refill prefetched its page entry) */
+        uint32_t next = pset_min(&bin->nonfull);
+        if (next != NIL)
+            __builtin_prefetch(&st->words[st->pages[next].owner], 1);
+    }
     while (filled < nfill) {
         rs_addr a = bin_take(st, t->arena, binind);
         if (!a)
