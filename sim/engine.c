@@ -100,6 +100,7 @@ static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
     enum { N = RS_ENGINE_LOOKAHEAD, MASK = N - 1, MID = N / 2, NEAR = N / 4 };
     _Static_assert((N & MASK) == 0, "lookahead must be a power of two");
     rs_rec ring[N];
+    rs_memo memo[N];  /* the prefetch hook's notes on each buffered record */
     uint64_t line[N]; /* where each buffered record came from, for messages */
     rs_err read_err = { 0 };
     uint64_t last_ns = 0, head = 0, tail = 0; /* records [head, tail) are buffered */
@@ -107,8 +108,9 @@ static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
 
     while (tail - head < N && (read_rc = rs_readahead_next(ra, &ring[tail & MASK], &read_err)) == 1) {
         line[tail & MASK] = rs_readahead_line(ra);
+        memo[tail & MASK] = (rs_memo){ { 0, 0 } };
         if (prefetch)
-            prefetch(ctx, &ring[tail & MASK], 0);
+            prefetch(ctx, &ring[tail & MASK], &memo[tail & MASK], 0);
         tail++;
     }
     while (head < tail) {
@@ -122,13 +124,13 @@ static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
         if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err)))
             return rc;
         if (prefetch && head + MID < tail)
-            prefetch(ctx, &ring[(head + MID) & MASK], 1);
+            prefetch(ctx, &ring[(head + MID) & MASK], &memo[(head + MID) & MASK], 1);
         if (prefetch && head + NEAR < tail)
-            prefetch(ctx, &ring[(head + NEAR) & MASK], 2);
+            prefetch(ctx, &ring[(head + NEAR) & MASK], &memo[(head + NEAR) & MASK], 2);
         eng->now_ns = rec->t_ns;
         last_ns = rec->t_ns;
         eng->events++;
-        if ((rc = on_rec(ctx, rec, err))) {
+        if ((rc = on_rec(ctx, rec, &memo[head & MASK], err))) {
             if (rc == RS_EINPUT)
                 rs_err_prefix(err, "%s:%llu", rs_trace_path(tr), (unsigned long long)line[head & MASK]);
             return rc;
@@ -136,8 +138,9 @@ static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
         head++;
         if (read_rc == 1 && (read_rc = rs_readahead_next(ra, &ring[tail & MASK], &read_err)) == 1) {
             line[tail & MASK] = rs_readahead_line(ra);
+            memo[tail & MASK] = (rs_memo){ { 0, 0 } };
             if (prefetch)
-                prefetch(ctx, &ring[tail & MASK], 0);
+                prefetch(ctx, &ring[tail & MASK], &memo[tail & MASK], 0);
             tail++;
         }
     }

@@ -33,13 +33,24 @@ typedef struct rs_engine {
     rs_err error;       /* why, when stopped */
 } rs_engine;
 
-/* A record handler: apply rec at rec->t_ns.  Non-zero stops the run. */
-typedef int (*rs_rec_fn)(void *ctx, const rs_rec *rec, rs_err *err);
+/* What a prefetch hook worked out about one buffered record (a hash, the id
+ * it found), kept for its later stages and for the handler, so that neither
+ * works it out again.  The engine keeps one per buffered record, all zero
+ * when the record is read; its meaning is the hook's. */
+typedef struct rs_memo {
+    uint64_t word[2];
+} rs_memo;
+
+/* A record handler: apply rec at rec->t_ns.  memo is what the prefetch hook
+ * left for this record (all zero without a hook); NULL when the caller is
+ * not the engine.  Non-zero stops the run. */
+typedef int (*rs_rec_fn)(void *ctx, const rs_rec *rec, const rs_memo *memo, rs_err *err);
 /* Optional hint: rec will be handled soon.  stage 0 is called
  * RS_ENGINE_LOOKAHEAD records ahead, stage 1 half as far, stage 2 a quarter
  * as far (each stage may read what the previous one fetched); a handler may
- * prefetch the memory it will touch (a hint only: state may change first). */
-typedef void (*rs_prefetch_fn)(void *ctx, const rs_rec *rec, int stage);
+ * prefetch the memory it will touch (a hint only: state may change first)
+ * and note in memo what it worked out. */
+typedef void (*rs_prefetch_fn)(void *ctx, const rs_rec *rec, rs_memo *memo, int stage);
 
 #define RS_ENGINE_LOOKAHEAD 16
 

@@ -1,7 +1,8 @@
 /*
  * test_engine.c — the run loop's merge of records and events: timers before
- * a record at the same time, and one-shot work scheduled by a model keeping
- * the run alive after the last record.
+ * a record at the same time, one-shot work scheduled by a model keeping
+ * the run alive after the last record, and a record's memo carried from its
+ * prefetch stages to its handler.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +37,9 @@ static void on_work(void *p, uint64_t now_ns)
     }
 }
 
-static int on_rec(void *p, const rs_rec *rec, rs_err *err)
+static int on_rec(void *p, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
+    (void)memo;
     ctx *c = p;
     c->rec_seen_ns[c->nrec++] = rec->t_ns;
     /* the second record's op completes 5 s later */
@@ -103,16 +105,18 @@ static void on_done(void *p, uint64_t now_ns)
     rs_engine_release_hold(((loop *)p)->eng);
 }
 
-static int on_rec_hold(void *p, const rs_rec *rec, rs_err *err)
+static int on_rec_hold(void *p, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
+    (void)memo;
     loop *l = p;
     l->seen_ns[l->n++] = rec->t_ns;
     rs_engine_hold(l->eng);
     return rs_engine_at(l->eng, rec->t_ns + 3000000000ull, on_done, l, err);
 }
 
-static int on_rec_hold_forever(void *p, const rs_rec *rec, rs_err *err)
+static int on_rec_hold_forever(void *p, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
+    (void)memo;
     (void)rec;
     (void)err;
     rs_engine_hold(((loop *)p)->eng);
@@ -149,8 +153,68 @@ static void test_hold(void)
     unlink(path);
 }
 
+/* Each record's memo starts zero, and what its prefetch stages write
+ * reaches its later stages and its handler, never another record's. */
+typedef struct memo_ctx {
+    unsigned nrec, bad, staged[3];
+} memo_ctx;
+
+static void memo_prefetch(void *p, const rs_rec *rec, rs_memo *memo, int stage)
+{
+    memo_ctx *c = p;
+    if (stage == 0)
+        c->bad += memo->word[0] != 0 || memo->word[1] != 0;
+    else
+        c->bad += memo->word[0] != rec->key || !(memo->word[1] & 1);
+    memo->word[0] = rec->key;
+    memo->word[1] |= 1u << stage;
+    c->staged[stage]++;
+}
+
+static int memo_rec(void *p, const rs_rec *rec, const rs_memo *memo, rs_err *err)
+{
+    memo_ctx *c = p;
+    (void)err;
+    c->bad += memo == NULL || memo->word[0] != rec->key || !(memo->word[1] & 1);
+    /* all three stages ran for every record but the first few, which were
+     * already nearer than a stage's distance when the run began */
+    c->bad += rec->key > RS_ENGINE_LOOKAHEAD / 2 && memo->word[1] != 7;
+    c->nrec++;
+    return 0;
+}
+
+static void test_memo(void)
+{
+    char path[512];
+    rs_trace_writer *w;
+    rs_trace *tr = NULL;
+    rs_engine eng;
+    rs_err err = { 0 };
+    memo_ctx c = { 0 };
+    const char *dir = getenv("TMPDIR");
+    snprintf(path, sizeof path, "%s/rssim-test-memo-%d.tsv", dir && *dir ? dir : "/tmp", (int)getpid());
+    CHECK(rs_trace_writer_open(&w, path, "text", "kv", &err) == 0);
+    for (uint64_t k = 1; k <= 1000; k++) {
+        rs_rec r = { .t_ns = k * 1000, .key = k, .size_bytes = 10, .op = RS_OP_GET };
+        CHECK(rs_trace_write(w, &r, &err) == 0);
+    }
+    CHECK(rs_trace_writer_close(w, &err) == 0);
+    rs_engine_init(&eng);
+    CHECK(rs_trace_open(&tr, path, &err) == 0);
+    CHECK(rs_engine_run(&eng, tr, memo_rec, memo_prefetch, &c, 0, NULL, &err) == 0);
+    CHECK_EQ_U64(c.nrec, 1000);
+    CHECK_EQ_U64(c.staged[0], 1000);
+    CHECK_EQ_U64(c.staged[1], 1000 - RS_ENGINE_LOOKAHEAD / 2);
+    CHECK_EQ_U64(c.staged[2], 1000 - RS_ENGINE_LOOKAHEAD / 4);
+    CHECK_MSG(c.bad == 0, "%u memos wrong", c.bad);
+    rs_trace_close(tr);
+    rs_engine_release(&eng);
+    unlink(path);
+}
+
 int main(void)
 {
+    test_memo();
     test_hold();
     test_work_keeps_run_alive(0, 0);
     test_work_keeps_run_alive(1, 0);

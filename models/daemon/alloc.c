@@ -82,8 +82,9 @@ static void unlink_slot(alloc_daemon *d, uint64_t i)
     d->slots[i].addr = 0;
 }
 
-static int op(void *state, const rs_rec *rec, rs_err *err)
+static int op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
+    (void)memo;
     alloc_daemon *d = state;
     uint64_t i;
     int rc;

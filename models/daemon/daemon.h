@@ -44,10 +44,11 @@ typedef struct rs_daemon_ops {
 
     int (*create)(const rs_daemon_env *env, void **r_state, rs_err *err);
     void (*destroy)(void *state);
-    /* Apply one record at rec->t_ns.  RS_EINPUT for a record it cannot use. */
-    int (*op)(void *state, const rs_rec *rec, rs_err *err);
+    /* Apply one record at rec->t_ns.  RS_EINPUT for a record it cannot use.
+     * memo: what prefetch noted about rec, or NULL (see rs_rec_fn). */
+    int (*op)(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err);
     /* Optional: rec is coming (see rs_prefetch_fn in sim/engine.h). */
-    void (*prefetch)(void *state, const rs_rec *rec, int stage);
+    void (*prefetch)(void *state, const rs_rec *rec, rs_memo *memo, int stage);
     void (*stats)(const void *state, rs_daemon_stats *r_stats);
     /* Optional: add the daemon's own run metrics (IOPS, latency percentiles,
      * health warnings, records it could not apply...) with

@@ -829,8 +829,9 @@ static int serve(mds *m, const rs_rec *rec, rs_err *err)
     return rs_engine_at(m->eng, m->busy_until_ns, on_served, m, err);
 }
 
-static int mds_op(void *state, const rs_rec *rec, rs_err *err)
+static int mds_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
+    (void)memo;
     mds *m = state;
     client *c = NULL;
     int rc = get_client(m, rec->thread, &c, err);

@@ -1038,8 +1038,9 @@ static int grow_jobs(osd *o, uint32_t thread, rs_err *err)
     return 0;
 }
 
-static int osd_op(void *state, const rs_rec *rec, rs_err *err)
+static int osd_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
+    (void)memo;
     osd *o = state;
     int rc;
     if ((rec->op != RS_OP_READ && rec->op != RS_OP_WRITE) || !rec->size_bytes ||
