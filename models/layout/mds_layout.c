@@ -170,8 +170,7 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
 {
     int64_t n = rs_config_int(cfg, "mds_loner_locks");
     if (n < 0 || n > 4)
-        return rs_fail(err, RS_EINPUT, "bad value '%lld' for key 'mds_loner_locks': expected 0..4",
-                       (long long)n);
+        return rs_config_bad_value(cfg, "mds_loner_locks", "expected 0..4", err);
     uint32_t *locks = malloc(sizeof *locks);
     if (!locks)
         return rs_fail(err, RS_ENOMEM, "out of memory for an MDS layout");

@@ -60,4 +60,7 @@ stderr_has "--strict close" "^rssim: run [0-9]* failed: $T/bad.tsv:4: CLOSE with
 expect_status 2 "bad mds_recall" "$RSSIM" replay "$T/bad.tsv" --preset mds-octopus \
   --set mds_recall=fast --db "$DB"
 stderr_has "bad mds_recall" "mds_recall"
+expect_status 2 "bad mds_loner_locks" "$RSSIM" replay "$T/bad.tsv" --preset mds-luminous \
+  --set mds_loner_locks=5 --db "$DB"
+stderr_has "bad mds_loner_locks" "bad value '5' for key 'mds_loner_locks': expected 0..4"
 finish
