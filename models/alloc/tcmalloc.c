@@ -743,12 +743,23 @@ static void central_release_to_spans(tc_state *st, unsigned cl, uint32_t slot)
     }
 }
 
+/* Objects go back to their spans in list order, a batch at a time: the
+ * batch's owner entries are fetched together, then their span records, so
+ * that the misses overlap instead of coming one object after another. */
 static void central_release_list(tc_state *st, unsigned cl, uint32_t start)
 {
+    enum { BATCH = 32 };
+    uint32_t batch[BATCH];
     while (start != NIL) {
-        uint32_t next = st->links[start];
-        central_release_to_spans(st, cl, start);
-        start = next;
+        unsigned n = 0;
+        for (; n < BATCH && start != NIL; start = st->links[start]) {
+            batch[n++] = start;
+            __builtin_prefetch(&st->chunk_span[start >> CHUNK_SHIFT]);
+        }
+        for (unsigned i = 0; i < n; i++)
+            __builtin_prefetch(&st->spans[st->chunk_span[batch[i] >> CHUNK_SHIFT]], 1);
+        for (unsigned i = 0; i < n; i++)
+            central_release_to_spans(st, cl, batch[i]);
     }
 }
 
@@ -820,6 +831,10 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
     tc_span *s = &st->spans[id];
     uint32_t result = 0, prev, curr = s->objects;
     assert(curr != NIL);
+    /* the span's links, a few lines in any order: fetch them together */
+    const uint32_t *first = &st->links[(uint64_t)s->chunk << CHUNK_SHIFT];
+    for (uint32_t k = 0; k < st->cls[cl].objects && k < 256; k += 16)
+        __builtin_prefetch(first + k);
     do {
         prev = curr;
         curr = st->links[curr];
@@ -1358,6 +1373,9 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
         uint32_t slot = fl->head;
         if (slot != NIL) {
             fl->head = st->links[slot];
+            /* the next pop's owner entry, for its address */
+            if (fl->head != NIL)
+                __builtin_prefetch(&st->chunk_span[fl->head >> CHUNK_SHIFT]);
             if (--fl->length < fl->lowater)
                 fl->lowater = fl->length;
             t->size_bytes -= st->cls[cl].size_bytes;
