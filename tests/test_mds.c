@@ -120,6 +120,12 @@ static void test_lru_hand(void)
     for (rs_oid i = 1; i <= 4; i++)
         CHECK(rs_lru_mid_insert_mid(&l, i, 0, &err) == 0);
     CHECK_EQ_U64(l.list[RS_LRU_TOP].size, 2);
+    /* the trims' hint walks the same order, bottom into top */
+    CHECK(rs_lru_mid_peek_after(&l, 1) == 3 && rs_lru_mid_peek_after(&l, 3) == 4 &&
+          rs_lru_mid_peek_after(&l, 4) == 2 && rs_lru_mid_peek_after(&l, 2) == RS_OID_NONE);
+    rs_lru_mid_pin(&l, 3);
+    CHECK(rs_lru_mid_peek_after(&l, 1) == 4);
+    rs_lru_mid_unpin(&l, 3);
     for (int i = 0; i < 4; i++) {
         order[i] = rs_lru_mid_next_expire(&l);
         rs_lru_mid_remove(&l, order[i]);

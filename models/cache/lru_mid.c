@@ -193,6 +193,28 @@ rs_oid rs_lru_mid_next_expire(rs_lru_mid *l)
     return RS_OID_NONE;
 }
 
+rs_oid rs_lru_mid_peek_after(const rs_lru_mid *l, rs_oid id)
+{
+    unsigned which = l->where[id] & 3;
+    if (which != RS_LRU_TOP && which != RS_LRU_BOTTOM)
+        return RS_OID_NONE;
+    /* a hint: give up after a run of pinned items rather than walk it */
+    unsigned steps = 0;
+    for (uint32_t x = l->prev[id]; steps < 32; x = l->prev[x], steps++) {
+        if (x == NIL) {
+            if (which == RS_LRU_TOP)
+                return RS_OID_NONE;
+            which = RS_LRU_TOP;
+            x = l->list[RS_LRU_TOP].tail;
+            if (x == NIL)
+                return RS_OID_NONE;
+        }
+        if (!(l->where[x] & PINNED))
+            return x;
+    }
+    return RS_OID_NONE;
+}
+
 /* ---- the registered cache policy ---- */
 
 static const rs_param params[] = {

@@ -50,6 +50,11 @@ void rs_lru_mid_touch(rs_lru_mid *l, rs_oid id);
 void rs_lru_mid_remove(rs_lru_mid *l, rs_oid id);
 void rs_lru_mid_pin(rs_lru_mid *l, rs_oid id);
 void rs_lru_mid_unpin(rs_lru_mid *l, rs_oid id);
+/* The item rs_lru_mid_next_expire would give after id (a held, unpinned
+ * item of top or bottom) is removed, were the lists not rebalanced first:
+ * a prefetch hint for trims (models/cache/lookahead.h), or RS_OID_NONE
+ * (also after 32 pinned items in a row). */
+rs_oid rs_lru_mid_peek_after(const rs_lru_mid *l, rs_oid id);
 /* lru_get_next_expire: the next unpinned item (not removed), moving the
  * pinned items met on the way to pintail; RS_OID_NONE if none. */
 rs_oid rs_lru_mid_next_expire(rs_lru_mid *l);

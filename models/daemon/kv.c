@@ -9,9 +9,9 @@
  * reads its slot and no object record.  11 to 21 bytes per object.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "../cache/cache.h"
+#include "../cache/lookahead.h"
 #include "../layout/objects.h"
 #include "../../sim/registry.h"
 #include "daemon.h"
@@ -77,15 +77,12 @@ static uint64_t limit_bytes(void *ctx)
     return ((kv *)ctx)->limit_bytes;
 }
 
-/* Evict LRU victims down to target_bytes.  A trim pass evicts thousands of
- * objects scattered through memory, so it looks TRIM_AHEAD victims ahead
- * (when the policy can say which come next) and prefetches in stages: the
- * far victim's links and object record, then its key slot and allocator
- * page-map entries, then the allocator's slab blocks. */
-#define TRIM_AHEAD 8
-
-static void trim_prefetch(const kv *k, rs_oid id, int stage)
+/* What evicting id touches, by stage (models/cache/lookahead.h): its links
+ * and object record, then its key slot and allocator page-map entries,
+ * then the allocator's slab blocks. */
+static void trim_prefetch(const void *ctx, rs_oid id, int stage)
 {
+    const kv *k = ctx;
     if (stage == 0) {
         if (k->cache.ops->prefetch)
             k->cache.ops->prefetch(k->cache.state, id, 0);
@@ -98,37 +95,21 @@ static void trim_prefetch(const kv *k, rs_oid id, int stage)
     }
 }
 
+/* Evict LRU victims down to target_bytes, prefetching the ones after. */
 static uint64_t trim_to(void *ctx, uint64_t target_bytes, uint64_t max_items, uint64_t now_ns,
                         uint64_t *r_bytes)
 {
     kv *k = ctx;
     const rs_cache_ops *cops = k->cache.ops;
-    rs_oid ahead[TRIM_AHEAD]; /* the victims after the current one, in order */
-    unsigned nahead = 0;
+    rs_lookahead ahead = { .n = 0 };
     uint64_t items = 0;
 
     while (k->objs.accounted_bytes > target_bytes && (!max_items || items < max_items)) {
         rs_oid id = cops->victim(k->cache.state);
         if (id == RS_OID_NONE)
             break;
-        if (cops->next_victim) {
-            if (nahead && ahead[0] == id) {
-                memmove(ahead, ahead + 1, --nahead * sizeof ahead[0]);
-            } else {
-                nahead = 0;
-            }
-            while (nahead < TRIM_AHEAD) {
-                rs_oid next = cops->next_victim(k->cache.state, nahead ? ahead[nahead - 1] : id);
-                if (next == RS_OID_NONE)
-                    break;
-                ahead[nahead++] = next;
-                trim_prefetch(k, next, 0);
-            }
-            if (nahead > TRIM_AHEAD / 2)
-                trim_prefetch(k, ahead[TRIM_AHEAD / 2 - 1], 1);
-            if (nahead > 1)
-                trim_prefetch(k, ahead[0], 2);
-        }
+        if (cops->next_victim)
+            rs_lookahead_step(&ahead, id, cops->next_victim, k->cache.state, trim_prefetch, k);
         drop(k, probe(k, k->objs.obj[id].key), k->in_op ? k->op_thread : k->nthreads, now_ns,
              r_bytes);
         items++;

@@ -39,6 +39,7 @@
 #include "../../sim/hash.h"
 #include "../../sim/idmap.h"
 #include "../../sim/registry.h"
+#include "../cache/lookahead.h"
 #include "../cache/lru_mid.h"
 #include "../layout/mds_layout.h"
 #include "../layout/objects.h"
@@ -620,6 +621,22 @@ static void release_heap(mds *m, uint64_t now_ns)
     }
 }
 
+/* What expiring dentry id touches, by stage (models/cache/lookahead.h): its
+ * object record and allocation addresses; its inode record and the
+ * allocator's page-map entries; the allocator's span records. */
+static void trim_prefetch(const void *ctx, rs_oid id, int stage)
+{
+    const mds *m = ctx;
+    if (stage == 1)
+        __builtin_prefetch(&m->ino[m->objs.obj[id].key]);
+    rs_objects_prefetch(&m->objs, id, stage);
+}
+
+static rs_oid next_victim(const void *ctx, rs_oid id)
+{
+    return rs_lru_mid_peek_after(ctx, id);
+}
+
 /* MDCache::trim() then check_memory_usage(): drain the bottom LRU, expire
  * from the LRU while over target_bytes (up to max_items in all), recall
  * caps when still over, release the heap once back under. */
@@ -637,10 +654,12 @@ static uint64_t trim_to(void *ctx, uint64_t target_bytes, uint64_t max_items, ui
         *r_bytes += rs_objects_del(&m->objs, id, T_TRIM, now_ns);
         items++;
     }
+    rs_lookahead ahead = { .n = 0 };
     while (accounted(m) > target_bytes && (!max_items || items < max_items)) {
         rs_oid id = rs_lru_mid_next_expire(&m->lru);
         if (id == RS_OID_NONE)
             break;
+        rs_lookahead_step(&ahead, id, next_victim, &m->lru, trim_prefetch, m);
         *r_bytes += unload(m, (uint32_t)rs_objects_get(&m->objs, id)->key, T_TRIM, now_ns);
         items++;
     }
