@@ -147,7 +147,8 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
 
 /* The memo kv_prefetch keeps on a record: word[0] the key's hash, word[1]
  * MEMO_HASHED, | MEMO_GUESSED with the id stage 1 guessed in the high half.
- * Hashing a key once instead of four times is a tenth of a replay. */
+ * Working both out once per record, not at every stage and again in the op,
+ * made a replay a tenth faster. */
 #define MEMO_HASHED 1u
 #define MEMO_GUESSED 2u
 
