@@ -37,12 +37,17 @@ check "replay equals its sweep point (metrics)" cmp -s "$T/m3" "$T/m7"
 expect_status 0 "sweep again" "$RSSIM" sweep "$T/t.bin" --preset kv-small "${vary[@]}" --jobs 2 --db "$T/a.db"
 stderr_has "resumed with nothing to run" "resumed.*0 to run, 6 already done"
 
-# kill a sweep mid-way (a slower trace), then check and resume
-expect_status 0 "gen big" "$RSSIM" gen kv --keys 200000 --events 1500000 --rate 100000 --seed 6 -o "$T/big.bin"
+# kill a sweep mid-way (a slower trace), then check and resume: the kill
+# comes as soon as the first point is done, with most of the grid to go
+# (not after a fixed time, which a faster build outruns)
+expect_status 0 "gen big" "$RSSIM" gen kv --keys 200000 --events 4000000 --rate 100000 --seed 6 -o "$T/big.bin"
 big=(--vary kv_cache_limit=8M,16M,32M,64M --vary trim_interval=50ms,200ms)
 setsid "$RSSIM" sweep "$T/big.bin" --preset kv-small "${big[@]}" --jobs 2 --db "$T/k.db" >/dev/null 2>&1 &
 pid=$!
-sleep 1.5
+for _ in $(seq 600); do
+  [ "$(sql "$T/k.db" "select count(*) from runs where status='done'" 2>/dev/null || echo 0)" -gt 0 ] && break
+  sleep 0.05
+done
 kill -KILL -- -"$pid" 2>/dev/null || kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 sleep 0.2
