@@ -43,13 +43,15 @@ const rs_param rs_core_params[] = {
     { .key = "seed", .type = RS_PT_INT, .def = "1",
       .doc = "seed of every random stream of the run" },
     { .key = "sample_interval", .type = RS_PT_DURATION, .def = "100ms",
-      .doc = "virtual time between two samples" },
+      .doc = "virtual time between two samples",
+      .range = "(0, )" },
     { .key = "base_bytes", .type = RS_PT_SIZE, .def = "0",
       .doc = "resident memory outside the cache (code, sessions, ...), added to rss" },
     { .key = "run_tail", .type = RS_PT_DURATION, .def = "0",
       .doc = "virtual time simulated after the last trace record (timers keep running)" },
     { .key = "steady_from", .type = RS_PT_DOUBLE, .def = "0.5",
-      .doc = "fraction of the run after which samples count as steady state" },
+      .doc = "fraction of the run after which samples count as steady state",
+      .range = "[0, 1)" },
     { .key = "strict", .type = RS_PT_BOOL, .def = "false",
       .doc = "a record the daemon cannot apply to its state (an op on an unknown inode, an "
              "unlink of a missing dentry, a close without an open) stops the run with FILE:LINE "
@@ -382,6 +384,74 @@ const char *rs_ptype_name(rs_ptype type)
     return "?";
 }
 
+/* value as a number of its type (sizes and durations in bytes and ns). */
+static int param_number(rs_ptype type, const char *value, double *r_v)
+{
+    uint64_t u;
+    int64_t i;
+    switch (type) {
+    case RS_PT_SIZE: return rs_parse_size(value, &u) ? -1 : (*r_v = (double)u, 0);
+    case RS_PT_DURATION: return rs_parse_duration(value, &u) ? -1 : (*r_v = (double)u, 0);
+    case RS_PT_INT: return rs_parse_int(value, &i) ? -1 : (*r_v = (double)i, 0);
+    case RS_PT_DOUBLE: return rs_parse_double(value, r_v);
+    default: return -1;
+    }
+}
+
+/* A range "[lo, hi)": its brackets and bound texts (empty = unbounded). */
+typedef struct range {
+    char lo[32], hi[32];
+    int lo_open, hi_open;
+} range;
+
+static void bound_text(char *dst, const char *s, size_t n)
+{
+    while (n && isspace((unsigned char)*s))
+        s++, n--;
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    snprintf(dst, 32, "%.*s", (int)n, s);
+}
+
+static int range_parse(const char *text, range *r)
+{
+    size_t len = strlen(text);
+    const char *comma = strchr(text, ',');
+    if (len < 3 || !comma || (text[0] != '[' && text[0] != '(') ||
+        (text[len - 1] != ']' && text[len - 1] != ')'))
+        return -1;
+    r->lo_open = text[0] == '(';
+    r->hi_open = text[len - 1] == ')';
+    bound_text(r->lo, text + 1, (size_t)(comma - text - 1));
+    bound_text(r->hi, comma + 1, (size_t)(text + len - 1 - comma - 1));
+    return 0;
+}
+
+int rs_param_check_range(const rs_param *p, const char *value, char *why, size_t why_size)
+{
+    range r;
+    double v, lo = 0, hi = 0;
+    if (!p->range)
+        return 0;
+    if (range_parse(p->range, &r) || param_number(p->type, value, &v) ||
+        (*r.lo && param_number(p->type, r.lo, &lo)) || (*r.hi && param_number(p->type, r.hi, &hi))) {
+        snprintf(why, why_size, "expected a value in %s", p->range);
+        return -1;
+    }
+    if ((!*r.lo || (r.lo_open ? v > lo : v >= lo)) && (!*r.hi || (r.hi_open ? v < hi : v <= hi)))
+        return 0;
+    if (*r.lo && *r.hi && !r.lo_open && !r.hi_open)
+        snprintf(why, why_size, "expected %s..%s", r.lo, r.hi);
+    else if (!*r.hi)
+        snprintf(why, why_size, "must be %s %s", r.lo_open ? ">" : ">=", r.lo);
+    else if (!*r.lo)
+        snprintf(why, why_size, "must be %s %s", r.hi_open ? "<" : "<=", r.hi);
+    else
+        snprintf(why, why_size, "expected %s %s x %s %s", r.lo, r.lo_open ? "<" : "<=",
+                 r.hi_open ? "<" : "<=", r.hi);
+    return -1;
+}
+
 int rs_param_check(rs_ptype type, const char *value)
 {
     uint64_t u;
@@ -411,6 +481,10 @@ int rs_config_validate(const rs_config *cfg, rs_err *err)
         if (rs_param_check(p->type, e->value))
             return rs_fail(err, RS_EINPUT, "%s: bad value '%s' for key '%s': expected %s",
                            e->origin, e->value, e->key, rs_ptype_name(p->type));
+        char why[96];
+        if (rs_param_check_range(p, e->value, why, sizeof why))
+            return rs_fail(err, RS_EINPUT, "%s: bad value '%s' for key '%s': %s", e->origin,
+                           e->value, e->key, why);
         if (cfg->schema)
             continue;
         /* a key that picks a plug-in must name a registered one */

@@ -34,6 +34,11 @@ typedef struct rs_param {
     rs_ptype type;
     const char *def;  /* default value, as it would be written in a preset */
     const char *doc;  /* one line: meaning, unit, source */
+    /* Optional, numeric types: the values allowed, as an interval whose
+     * bounds are written like def, "[1, 65535]", "(0, )" (> 0), "[0, 1)";
+     * an empty bound is unbounded.  rs_config_validate refuses a value
+     * outside it, so a plug-in reads only values in range. */
+    const char *range;
 } rs_param;
 
 typedef struct rs_config rs_config;
@@ -91,6 +96,10 @@ int rs_parse_double(const char *s, double *r_v);
 int rs_parse_bool(const char *s, int *r_v);
 /* Check one value against a type; 0 when it parses. */
 int rs_param_check(rs_ptype type, const char *value);
+/* Check a value that parses against p->range: 0 when inside it (or p has
+ * no range), else -1 with what is expected ("expected 1..65535", "must be
+ * > 0", ...) in why. */
+int rs_param_check_range(const rs_param *p, const char *value, char *why, size_t why_size);
 const char *rs_ptype_name(rs_ptype type);
 
 /* The core (non-plug-in) parameters. */

@@ -62,15 +62,6 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     daemon = dops;
     double steady_from = rs_config_double(cfg, "steady_from");
     uint64_t sample_ns = rs_config_duration_ns(cfg, "sample_interval");
-    if (steady_from < 0 || steady_from >= 1) {
-        rc = rs_fail(err, RS_EINPUT, "bad value '%g' for key 'steady_from': expected 0 <= x < 1",
-                     steady_from);
-        goto out;
-    }
-    if (!sample_ns) {
-        rc = rs_fail(err, RS_EINPUT, "bad value '0' for key 'sample_interval': must be > 0");
-        goto out;
-    }
     if ((rc = rs_trace_open(&tr, trace_path, err)))
         goto out;
     if (strcmp(rs_trace_daemon(tr), daemon->trace_daemon) != 0) {

@@ -53,6 +53,39 @@ static void test_validate(void)
     rs_config_free(cfg);
 }
 
+/* A key's range is checked by validation, with a message for each shape. */
+static void expect_range(const char *key, const char *value, const char *why)
+{
+    rs_config *cfg;
+    rs_err err = { 0 };
+    CHECK(rs_config_new(&cfg, &err) == 0);
+    CHECK(rs_config_set(cfg, key, value, &err) == 0);
+    int rc = rs_config_validate(cfg, &err);
+    if (!why) {
+        CHECK_MSG(rc == 0, "%s=%s: %s", key, value, err.msg);
+    } else {
+        char want[160];
+        snprintf(want, sizeof want, "bad value '%s' for key '%s': %s", value, key, why);
+        CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, want), "%s=%s: got '%s', want '%s'", key,
+                  value, err.msg, want);
+    }
+    rs_config_free(cfg);
+}
+
+static void test_ranges(void)
+{
+    expect_range("kv_threads", "0", "expected 1..65535");
+    expect_range("kv_threads", "65536", "expected 1..65535");
+    expect_range("kv_threads", "65535", NULL);
+    expect_range("sample_interval", "0", "must be > 0");
+    expect_range("sample_interval", "1ns", NULL);
+    expect_range("mds_cache_trim_threshold", "0", "must be >= 1");
+    expect_range("steady_from", "1", "expected 0 <= x < 1");
+    expect_range("steady_from", "0", NULL);
+    expect_range("osd_onode_extra_bytes", "4G", "expected 0 <= x < 4G");
+    expect_range("osd_onode_extra_bytes", "4095M", NULL);
+}
+
 static void test_preset_file(void)
 {
     char path[] = "/tmp/rssim-test-presetXXXXXX";
@@ -83,6 +116,7 @@ int main(void)
 {
     test_units();
     test_validate();
+    test_ranges();
     test_preset_file();
     return check_done();
 }

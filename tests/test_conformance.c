@@ -50,6 +50,18 @@ static rs_config *default_config(void)
     return cfg;
 }
 
+/* A default parses and lies in the key's range (a range that does not
+ * parse refuses every value, its default too). */
+static void check_param(const rs_param *p, const char *kind, const char *owner)
+{
+    char why[96];
+    CHECK_MSG(rs_param_check(p->type, p->def) == 0, "%s '%s': default '%s' of '%s'", kind, owner,
+              p->def, p->key);
+    CHECK_MSG(rs_param_check_range(p, p->def, why, sizeof why) == 0, "%s '%s': default '%s' of '%s': %s",
+              kind, owner, p->def, p->key, why);
+    CHECK_MSG(p->doc && *p->doc, "param '%s' has no doc", p->key);
+}
+
 static void check_common(void)
 {
     for (const rs_registry *const *reg = rs_registries; *reg; reg++) {
@@ -61,13 +73,12 @@ static void check_common(void)
             for (size_t j = 0; j < i; j++)
                 CHECK_MSG(strcmp(rs_registry_name(*reg, j), ops[0]) != 0, "%s '%s' twice",
                           (*reg)->kind, ops[0]);
-            for (const rs_param *p = rs_registry_params(*reg, i); p && p->key; p++) {
-                CHECK_MSG(rs_param_check(p->type, p->def) == 0, "%s '%s': default '%s' of '%s'",
-                          (*reg)->kind, ops[0], p->def, p->key);
-                CHECK_MSG(p->doc && *p->doc, "param '%s' has no doc", p->key);
-            }
+            for (const rs_param *p = rs_registry_params(*reg, i); p && p->key; p++)
+                check_param(p, (*reg)->kind, ops[0]);
         }
     }
+    for (const rs_param *p = rs_core_params; p->key; p++)
+        check_param(p, "core", "rssim");
 }
 
 static int ordered(const rs_alloc_stats *s)

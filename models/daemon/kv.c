@@ -37,7 +37,8 @@ static const rs_param params[] = {
       .doc = "the cache's limit on accounted bytes (what trims aim for)" },
     { .key = "kv_threads", .type = RS_PT_INT, .def = "1",
       .doc = "worker threads: a record runs on thread (its thread mod kv_threads); timer trims "
-             "free on one more thread of their own, as Ceph's trimming threads do" },
+             "free on one more thread of their own, as Ceph's trimming threads do",
+      .range = "[1, 65535]" },
     { .key = NULL },
 };
 
@@ -263,13 +264,7 @@ static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     if (!k)
         return rs_fail(err, RS_ENOMEM, "out of memory for daemon kv");
     k->limit_bytes = rs_config_size(env->cfg, "kv_cache_limit");
-    int64_t nthreads = rs_config_int(env->cfg, "kv_threads");
-    if (nthreads < 1 || nthreads > 65535) {
-        free(k);
-        return rs_fail(err, RS_EINPUT, "bad value '%lld' for key 'kv_threads': expected 1..65535",
-                       (long long)nthreads);
-    }
-    k->nthreads = (uint32_t)nthreads;
+    k->nthreads = (uint32_t)rs_config_int(env->cfg, "kv_threads");
     k->base_bytes = rs_config_size(env->cfg, "base_bytes");
     k->target = (rs_trim_target){
         .ctx = k, .used_bytes = used_bytes, .limit_bytes = limit_bytes, .trim_to = trim_to,

@@ -144,7 +144,8 @@ typedef struct mds {
 
 static const rs_param params[] = {
     { .key = "mds_cache_memory_limit", .type = RS_PT_SIZE, .def = "4G",
-      .doc = "the limit on the mds_co mempool bytes (v15 default 4 GiB; 1 GiB in Luminous)" },
+      .doc = "the limit on the mds_co mempool bytes (v15 default 4 GiB; 1 GiB in Luminous)",
+      .range = "(0, )" },
     { .key = "mds_health_cache_threshold", .type = RS_PT_DOUBLE, .def = "1.5",
       .doc = "the MDS_CACHE_OVERSIZED health warning is raised above this times the limit" },
     { .key = "mds_cache_release_free_interval", .type = RS_PT_DURATION, .def = "10s",
@@ -153,17 +154,23 @@ static const rs_param params[] = {
       .doc = "cap recall algorithm: 'octopus' (v15 throttled Server::recall_client_state) or "
              "'luminous' (v12: every session to num_caps * (1 - min(0.8, toofull ratio)))" },
     { .key = "mds_recall_max_caps", .type = RS_PT_INT, .def = "5000",
-      .doc = "caps recalled from one session per recall (v15 5000; 30000 since PR 38574)" },
+      .doc = "caps recalled from one session per recall (v15 5000; 30000 since PR 38574)",
+      .range = "[1, )" },
     { .key = "mds_recall_max_decay_rate", .type = RS_PT_DOUBLE, .def = "2.5",
-      .doc = "half-life (s) of the recall throttles (v15 2.5; 1.5 since PR 38574)" },
+      .doc = "half-life (s) of the recall throttles (v15 2.5; 1.5 since PR 38574)",
+      .range = "(0, )" },
     { .key = "mds_recall_max_decay_threshold", .type = RS_PT_INT, .def = "16384",
-      .doc = "per-session recall throttle (v15 16K; 128K since PR 38574)" },
+      .doc = "per-session recall throttle (v15 16K; 128K since PR 38574)",
+      .range = "[1, )" },
     { .key = "mds_recall_global_max_decay_threshold", .type = RS_PT_INT, .def = "65536",
-      .doc = "global recall throttle (v15 64K; 128K since PR 38574)" },
+      .doc = "global recall throttle (v15 64K; 128K since PR 38574)",
+      .range = "[1, )" },
     { .key = "mds_min_caps_per_client", .type = RS_PT_INT, .def = "100",
-      .doc = "recall never asks a client to go below this many caps" },
+      .doc = "recall never asks a client to go below this many caps",
+      .range = "[1, )" },
     { .key = "mds_max_caps_per_client", .type = RS_PT_INT, .def = "1048576",
-      .doc = "a session above this many caps is recalled (v15 ENFORCE_MAX)" },
+      .doc = "a session above this many caps is recalled (v15 ENFORCE_MAX)",
+      .range = "[1, )" },
     { .key = "mds_max_ratio_caps_per_client", .type = RS_PT_DOUBLE, .def = "0.8",
       .doc = "Luminous recall: no session keeps more than this fraction of all caps" },
     { .key = "mds_client_release_delay", .type = RS_PT_DURATION, .def = "100ms",
@@ -900,21 +907,11 @@ static void mds_destroy(void *state)
     free(m);
 }
 
-static int positive(const rs_config *cfg, const char *key, int64_t *r_v, rs_err *err)
-{
-    *r_v = rs_config_int(cfg, key);
-    if (*r_v < 1)
-        return rs_fail(err, RS_EINPUT, "bad value '%lld' for key '%s': must be >= 1",
-                       (long long)*r_v, key);
-    return 0;
-}
-
 static int read_params(mds *m, const rs_config *cfg, rs_err *err)
 {
     const char *recall = rs_config_string(cfg, "mds_recall");
     uint64_t req = rs_config_size(cfg, "mds_request_bytes");
     uint64_t jrn = rs_config_size(cfg, "mds_journal_event_bytes");
-    int rc;
 
     m->limit_bytes = rs_config_size(cfg, "mds_cache_memory_limit");
     m->base_bytes = rs_config_size(cfg, "base_bytes");
@@ -930,23 +927,15 @@ static int read_params(mds *m, const rs_config *cfg, rs_err *err)
     else if (strcmp(recall, "luminous"))
         return rs_fail(err, RS_EINPUT,
                        "bad value '%s' for key 'mds_recall': expected octopus or luminous", recall);
-    if (!m->limit_bytes)
-        return rs_fail(err, RS_EINPUT, "bad value '0' for key 'mds_cache_memory_limit': must be > 0");
-    if (!(m->reserve > 0 && m->reserve <= 1))
-        return rs_fail(err, RS_EINPUT, "bad value for key 'mds_cache_reservation': expected 0 <= x < 1");
-    if (!(m->recall_half_life > 0))
-        return rs_fail(err, RS_EINPUT, "bad value '%g' for key 'mds_recall_max_decay_rate': must be > 0",
-                       m->recall_half_life);
     if (req >= UINT32_MAX || jrn >= UINT32_MAX)
         return rs_fail(err, RS_EINPUT, "mds_request_bytes and mds_journal_event_bytes must be < 4G");
     m->request_bytes = (uint32_t)req;
     m->journal_bytes = (uint32_t)jrn;
-    if ((rc = positive(cfg, "mds_recall_max_caps", &m->recall_max_caps, err)) ||
-        (rc = positive(cfg, "mds_recall_max_decay_threshold", &m->recall_max_decay_threshold, err)) ||
-        (rc = positive(cfg, "mds_recall_global_max_decay_threshold", &m->recall_global_threshold, err)) ||
-        (rc = positive(cfg, "mds_min_caps_per_client", &m->min_caps, err)) ||
-        (rc = positive(cfg, "mds_max_caps_per_client", &m->max_caps, err)))
-        return rc;
+    m->recall_max_caps = rs_config_int(cfg, "mds_recall_max_caps");
+    m->recall_max_decay_threshold = rs_config_int(cfg, "mds_recall_max_decay_threshold");
+    m->recall_global_threshold = rs_config_int(cfg, "mds_recall_global_max_decay_threshold");
+    m->min_caps = rs_config_int(cfg, "mds_min_caps_per_client");
+    m->max_caps = rs_config_int(cfg, "mds_max_caps_per_client");
     return 0;
 }
 

@@ -179,34 +179,45 @@ static const rs_param params[] = {
     { .key = "bluestore_cache_size", .type = RS_PT_SIZE, .def = "3G",
       .doc = "BlueStore cache size (bluestore_cache_size_ssd 3 GiB; _hdd 1 GiB); on-insert and periodic trims" },
     { .key = "bluestore_cache_meta_ratio", .type = RS_PT_DOUBLE, .def = "0.01",
-      .doc = "onode share of the cache (Luminous 0.01, v15 0.4, current 0.45)" },
+      .doc = "onode share of the cache (Luminous 0.01, v15 0.4, current 0.45)",
+      .range = "[0, 1]" },
     { .key = "bluestore_cache_kv_ratio", .type = RS_PT_DOUBLE, .def = "0.99",
-      .doc = "RocksDB block-cache share (Luminous 0.99, v15 0.4, current 0.45); data = 1 - meta - kv" },
+      .doc = "RocksDB block-cache share (Luminous 0.99, v15 0.4, current 0.45); data = 1 - meta - kv",
+      .range = "[0, 1]" },
     { .key = "bluestore_cache_kv_max", .type = RS_PT_SIZE, .def = "512M",
       .doc = "Luminous cap on the kv share, the excess going to meta (0 = no cap, v15+)" },
     { .key = "bluestore_cache_trim_interval", .type = RS_PT_DURATION, .def = "50ms",
-      .doc = "MempoolThread period: trim (periodic) or resize shards (on-insert, autotune); 200ms before PR 20498" },
+      .doc = "MempoolThread period: trim (periodic) or resize shards (on-insert, autotune); 200ms before PR 20498",
+      .range = "(0, )" },
     { .key = "bluestore_cache_trim_max_skip_pinned", .type = RS_PT_INT, .def = "64",
-      .doc = "pinned onodes an onode trim skips before it gives up (64; 1000 since PR 40732)" },
+      .doc = "pinned onodes an onode trim skips before it gives up (64; 1000 since PR 40732)",
+      .range = "[0, 1000000000]" },
     { .key = "bluestore_2q_cache_kin_ratio", .type = RS_PT_DOUBLE, .def = "0.5",
-      .doc = "2Q: share of the buffer target for warm_in" },
+      .doc = "2Q: share of the buffer target for warm_in",
+      .range = "[0, 1]" },
     { .key = "bluestore_2q_cache_kout_ratio", .type = RS_PT_DOUBLE, .def = "0.5",
-      .doc = "2Q: warm_out ghosts kept, as a fraction of target / average buffer" },
+      .doc = "2Q: warm_out ghosts kept, as a fraction of target / average buffer",
+      .range = "[0, 1]" },
     { .key = "bluestore_default_buffered_read", .type = RS_PT_BOOL, .def = "true",
       .doc = "reads leave their data in the buffer cache" },
     { .key = "bluestore_default_buffered_write", .type = RS_PT_BOOL, .def = "false",
       .doc = "writes leave their data in the buffer cache (else they drop the range)" },
     { .key = "osd_num_cache_shards", .type = RS_PT_INT, .def = "0",
-      .doc = "cache shards; 0 = osd_op_num_shards as before Octopus (32 from Octopus)" },
+      .doc = "cache shards; 0 = osd_op_num_shards as before Octopus (32 from Octopus)",
+      .range = "[0, 256]" },
     { .key = "osd_onode_extra_bytes", .type = RS_PT_SIZE, .def = "264",
-      .doc = "bluestore_cache_other bytes per cached onode: one Extent 48 + Blob 104 + SharedBlob 112" },
+      .doc = "bluestore_cache_other bytes per cached onode: one Extent 48 + Blob 104 + SharedBlob 112",
+      .range = "[0, 4G)" },
     { .key = "osd_op_num_shards", .type = RS_PT_INT, .def = "8",
-      .doc = "op shards (ssd 8, hdd 5)" },
+      .doc = "op shards (ssd 8, hdd 5)",
+      .range = "[1, 256]" },
     { .key = "osd_op_num_threads_per_shard", .type = RS_PT_INT, .def = "2",
-      .doc = "worker threads per op shard (ssd 2, hdd 1)" },
+      .doc = "worker threads per op shard (ssd 2, hdd 1)",
+      .range = "[1, 1024]" },
     { .key = "osd_pg_num", .type = RS_PT_INT, .def = "128",
       .doc = "PGs on the OSD: an object's PG picks its shards, and a PG's ops run one at a time "
-             "(the PG lock); 0 = no PG ordering" },
+             "(the PG lock); 0 = no PG ordering",
+      .range = "[0, 1048576]" },
     { .key = "osd_op_read_cost", .type = RS_PT_DURATION, .def = "20us",
       .doc = "worker time of a read, device excluded (calibrated on PR 20498's table, docs/models.md)" },
     { .key = "osd_op_write_cost", .type = RS_PT_DURATION, .def = "597us",
@@ -224,9 +235,11 @@ static const rs_param params[] = {
     { .key = "osd_device_write_cost", .type = RS_PT_DURATION, .def = "36100ns",
       .doc = "device occupancy of a write (calibrated: 8K_rw, 1M_write)" },
     { .key = "osd_device_read_bandwidth", .type = RS_PT_SIZE, .def = "1273M",
-      .doc = "device read bandwidth, bytes per second (calibrated: 1M_read, 8K_read)" },
+      .doc = "device read bandwidth, bytes per second (calibrated: 1M_read, 8K_read)",
+      .range = "(0, )" },
     { .key = "osd_device_write_bandwidth", .type = RS_PT_SIZE, .def = "750M",
-      .doc = "device write bandwidth, bytes per second (calibrated: 1M_write)" },
+      .doc = "device write bandwidth, bytes per second (calibrated: 1M_write)",
+      .range = "(0, )" },
     { .key = "osd_client_latency", .type = RS_PT_DURATION, .def = "200us",
       .doc = "client and network time of an op outside the OSD" },
     { .key = "osd_trim_cost_fixed", .type = RS_PT_DURATION, .def = "11ms",
@@ -234,11 +247,13 @@ static const rs_param params[] = {
     { .key = "osd_trim_cost_per_item", .type = RS_PT_DURATION, .def = "300ns",
       .doc = "shard-lock time per onode or buffer a trim evicts" },
     { .key = "client_iodepth", .type = RS_PT_INT, .def = "0",
-      .doc = "ops each client job keeps outstanding (0 = open loop: issue each record at its t_ns)" },
+      .doc = "ops each client job keeps outstanding (0 = open loop: issue each record at its t_ns)",
+      .range = "[0, 65535]" },
     { .key = "write_buffer_size", .type = RS_PT_SIZE, .def = "256M",
       .doc = "RocksDB memtable size (bluestore_rocksdb_options, Luminous..v15; 16M now)" },
     { .key = "max_write_buffer_number", .type = RS_PT_INT, .def = "4",
-      .doc = "RocksDB memtables (Luminous..v15 4; 64 now); base memory = size x number, full" },
+      .doc = "RocksDB memtables (Luminous..v15 4; 64 now); base memory = size x number, full",
+      .range = "[0, 4096]" },
     { .key = "osd_pg_log_bytes", .type = RS_PT_SIZE, .def = "0",
       .doc = "resident pg log memory (unsourced: no default, set it from dump_mempools osd_pglog)" },
     { .key = NULL },
@@ -1103,23 +1118,9 @@ static void osd_destroy(void *state)
     free(o);
 }
 
-static int bad_int(const char *key, int64_t v, int64_t lo, int64_t hi, rs_err *err)
-{
-    return rs_fail(err, RS_EINPUT, "bad value '%lld' for key '%s': expected %lld..%lld",
-                   (long long)v, key, (long long)lo, (long long)hi);
-}
-
-static int ratio_ok(const char *key, double v, rs_err *err)
-{
-    if (v >= 0 && v <= 1)
-        return 0;
-    return rs_fail(err, RS_EINPUT, "bad value '%g' for key '%s': expected 0..1", v, key);
-}
-
 static int configure(osd *o, const rs_config *cfg, rs_err *err)
 {
     const char *trim = rs_config_string(cfg, "trim");
-    int rc;
     if (!strcmp(trim, "periodic"))
         o->mode = MODE_PERIODIC;
     else if (!strcmp(trim, "on-insert"))
@@ -1136,39 +1137,17 @@ static int configure(osd *o, const rs_config *cfg, rs_err *err)
     int64_t skip = rs_config_int(cfg, "bluestore_cache_trim_max_skip_pinned");
     o->iodepth = rs_config_int(cfg, "client_iodepth");
     int64_t nwb = rs_config_int(cfg, "max_write_buffer_number");
-    if (nos < 1 || nos > 256)
-        return bad_int("osd_op_num_shards", nos, 1, 256, err);
-    if (thr < 1 || thr > 1024)
-        return bad_int("osd_op_num_threads_per_shard", thr, 1, 1024, err);
-    if (ncs < 0 || ncs > 256)
-        return bad_int("osd_num_cache_shards", ncs, 0, 256, err);
-    if (npgs < 0 || npgs > 1 << 20)
-        return bad_int("osd_pg_num", npgs, 0, 1 << 20, err);
     o->npgs = (uint32_t)npgs;
-    if (skip < 0 || skip > 1000000000)
-        return bad_int("bluestore_cache_trim_max_skip_pinned", skip, 0, 1000000000, err);
-    if (o->iodepth < 0 || o->iodepth > 65535)
-        return bad_int("client_iodepth", o->iodepth, 0, 65535, err);
-    if (nwb < 0 || nwb > 4096)
-        return bad_int("max_write_buffer_number", nwb, 0, 4096, err);
     o->nos = (uint32_t)nos;
     o->threads = (uint32_t)thr;
     o->ncs = ncs ? (uint32_t)ncs : o->nos;
     o->max_skip_pinned = (uint64_t)skip;
     o->cache_bytes = rs_config_size(cfg, "bluestore_cache_size");
     o->extra_bytes = rs_config_size(cfg, "osd_onode_extra_bytes");
-    if (o->extra_bytes > UINT32_MAX)
-        return rs_fail(err, RS_EINPUT, "bad value '%llu' for key 'osd_onode_extra_bytes': "
-                       "expected below 4G", (unsigned long long)o->extra_bytes);
     o->meta_ratio = rs_config_double(cfg, "bluestore_cache_meta_ratio");
     o->kv_ratio = rs_config_double(cfg, "bluestore_cache_kv_ratio");
     o->kin_ratio = rs_config_double(cfg, "bluestore_2q_cache_kin_ratio");
     o->kout_ratio = rs_config_double(cfg, "bluestore_2q_cache_kout_ratio");
-    if ((rc = ratio_ok("bluestore_cache_meta_ratio", o->meta_ratio, err)) ||
-        (rc = ratio_ok("bluestore_cache_kv_ratio", o->kv_ratio, err)) ||
-        (rc = ratio_ok("bluestore_2q_cache_kin_ratio", o->kin_ratio, err)) ||
-        (rc = ratio_ok("bluestore_2q_cache_kout_ratio", o->kout_ratio, err)))
-        return rc;
     if (o->meta_ratio + o->kv_ratio > 1.0 + 1e-9)
         return rs_fail(err, RS_EINPUT, "bad values for keys 'bluestore_cache_meta_ratio' (%g) and "
                        "'bluestore_cache_kv_ratio' (%g): their sum is above 1", o->meta_ratio, o->kv_ratio);
@@ -1186,8 +1165,6 @@ static int configure(osd *o, const rs_config *cfg, rs_err *err)
     o->buffered_write = rs_config_bool(cfg, "bluestore_default_buffered_write");
     o->strict = rs_config_bool(cfg, "strict");
     o->trim_interval_ns = rs_config_duration_ns(cfg, "bluestore_cache_trim_interval");
-    if (!o->trim_interval_ns)
-        return rs_fail(err, RS_EINPUT, "bad value '0' for key 'bluestore_cache_trim_interval': must be > 0");
     o->fixed_ns = rs_config_duration_ns(cfg, "osd_trim_cost_fixed");
     o->per_item_ns = rs_config_duration_ns(cfg, "osd_trim_cost_per_item");
     o->read_cost_ns = rs_config_duration_ns(cfg, "osd_op_read_cost");
@@ -1200,9 +1177,6 @@ static int configure(osd *o, const rs_config *cfg, rs_err *err)
     o->dev_write_ns = rs_config_duration_ns(cfg, "osd_device_write_cost");
     o->dev_read_bw = rs_config_size(cfg, "osd_device_read_bandwidth");
     o->dev_write_bw = rs_config_size(cfg, "osd_device_write_bandwidth");
-    if (!o->dev_read_bw || !o->dev_write_bw)
-        return rs_fail(err, RS_EINPUT, "bad value '0' for key 'osd_device_%s_bandwidth': must be > 0",
-                       o->dev_read_bw ? "write" : "read");
     o->client_ns = rs_config_duration_ns(cfg, "osd_client_latency");
     o->heap_base_bytes = rs_config_size(cfg, "write_buffer_size") * (uint64_t)nwb +
                          rs_config_size(cfg, "osd_pg_log_bytes");
@@ -1213,8 +1187,6 @@ static int configure(osd *o, const rs_config *cfg, rs_err *err)
     o->base_bytes = (o->heap_base_bytes > mem_base ? o->heap_base_bytes : mem_base) +
                     rs_config_size(cfg, "base_bytes");
     double frag = rs_config_double(cfg, "osd_memory_expected_fragmentation");
-    if ((rc = ratio_ok("osd_memory_expected_fragmentation", frag, err)))
-        return rc;
     rs_pcache_init(&o->pc, rs_config_size(cfg, "osd_memory_target"), mem_base, frag,
                    rs_config_size(cfg, "osd_memory_cache_min"));
     o->resize_ns = rs_config_duration_ns(cfg, "osd_memory_cache_resize_interval");

@@ -27,7 +27,8 @@ typedef struct kv_map {
 
 static const rs_param params[] = {
     { .key = "kv_key_bytes", .type = RS_PT_INT, .def = "40",
-      .doc = "length of each object's name in characters; > 15 puts it on the heap (key_bytes+1 B)" },
+      .doc = "length of each object's name in characters; > 15 puts it on the heap (key_bytes+1 B)",
+      .range = "[1, 65535]" },
     { .key = "kv_containers_tracked", .type = RS_PT_BOOL, .def = "false",
       .doc = "count map nodes and key strings in accounted_bytes (a mempool container)" },
     { .key = NULL },
@@ -36,9 +37,6 @@ static const rs_param params[] = {
 static int create(const rs_config *cfg, void **r_state, rs_err *err)
 {
     int64_t key_bytes = rs_config_int(cfg, "kv_key_bytes");
-    if (key_bytes < 1 || key_bytes > 65535)
-        return rs_fail(err, RS_EINPUT, "bad value '%lld' for key 'kv_key_bytes': expected 1..65535",
-                       (long long)key_bytes);
     kv_map *m = malloc(sizeof *m);
     if (!m)
         return rs_fail(err, RS_ENOMEM, "out of memory for layout kv-map");

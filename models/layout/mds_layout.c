@@ -162,15 +162,14 @@ unsigned rs_mds_side_parts(const rs_mds_sizes *s, unsigned side, uint32_t reques
 static const rs_param params[] = {
     { .key = "mds_loner_locks", .type = RS_PT_INT, .def = "3",
       .doc = "SimpleLock::unstable_bits_t (88 B, outside the mempool) left per inode by the loner "
-             "mechanism: 0..4 of authlock, filelock, linklock, xattrlock (3: an estimate, docs/models.md)" },
+             "mechanism: 0..4 of authlock, filelock, linklock, xattrlock (3: an estimate, docs/models.md)",
+      .range = "[0, 4]" },
     { .key = NULL },
 };
 
 static int create(const rs_config *cfg, void **r_state, rs_err *err)
 {
     int64_t n = rs_config_int(cfg, "mds_loner_locks");
-    if (n < 0 || n > 4)
-        return rs_config_bad_value(cfg, "mds_loner_locks", "expected 0..4", err);
     uint32_t *locks = malloc(sizeof *locks);
     if (!locks)
         return rs_fail(err, RS_ENOMEM, "out of memory for an MDS layout");

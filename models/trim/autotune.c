@@ -29,11 +29,13 @@ static const rs_param params[] = {
     { .key = "osd_memory_base", .type = RS_PT_SIZE, .def = "768M",
       .doc = "autotune: estimate of memory outside the caches (768 MiB); the osd daemon also counts it as base memory" },
     { .key = "osd_memory_expected_fragmentation", .type = RS_PT_DOUBLE, .def = "0.15",
-      .doc = "autotune: fraction of the target kept for fragmentation (0.15)" },
+      .doc = "autotune: fraction of the target kept for fragmentation (0.15)",
+      .range = "[0, 1)" },
     { .key = "osd_memory_cache_min", .type = RS_PT_SIZE, .def = "128M",
       .doc = "autotune: the caches' floor (128 MiB)" },
     { .key = "osd_memory_cache_resize_interval", .type = RS_PT_DURATION, .def = "1s",
-      .doc = "autotune: time between two tune_memory() steps (1 s)" },
+      .doc = "autotune: time between two tune_memory() steps (1 s)",
+      .range = "(0, )" },
     { .key = "bluestore_cache_autotune_interval", .type = RS_PT_DURATION, .def = "5s",
       .doc = "autotune: time between two balance() steps among kv/meta/data (5 s; osd daemon only)" },
     { .key = NULL },
@@ -65,11 +67,6 @@ static int create(const rs_config *cfg, rs_engine *eng, const rs_trim_target *tg
 {
     uint64_t every = rs_config_duration_ns(cfg, "osd_memory_cache_resize_interval");
     double frag = rs_config_double(cfg, "osd_memory_expected_fragmentation");
-    if (!every)
-        return rs_fail(err, RS_EINPUT, "bad value '0' for key 'osd_memory_cache_resize_interval': must be > 0");
-    if (frag < 0 || frag >= 1)
-        return rs_fail(err, RS_EINPUT, "bad value '%g' for key 'osd_memory_expected_fragmentation': "
-                       "expected 0 <= x < 1", frag);
     autotune *a = malloc(sizeof *a);
     if (!a)
         return rs_fail(err, RS_ENOMEM, "out of memory for trim policy autotune");

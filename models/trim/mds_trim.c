@@ -33,20 +33,25 @@ typedef struct mds_trim {
 
 static const rs_param tick_params[] = {
     { .key = "mds_tick_interval", .type = RS_PT_DURATION, .def = "5s",
-      .doc = "time between two MDS ticks; Luminous trimmed the cache in tick (v15 default 5 s)" },
+      .doc = "time between two MDS ticks; Luminous trimmed the cache in tick (v15 default 5 s)",
+      .range = "(0, )" },
     { .key = "mds_cache_reservation", .type = RS_PT_DOUBLE, .def = "0.05",
-      .doc = "trim and recall aim at (1 - this) * mds_cache_memory_limit (default 0.05)" },
+      .doc = "trim and recall aim at (1 - this) * mds_cache_memory_limit (default 0.05)",
+      .range = "[0, 1)" },
     { .key = NULL },
 };
 
 static const rs_param upkeep_params[] = {
     { .key = "mds_cache_trim_interval", .type = RS_PT_DURATION, .def = "1s",
-      .doc = "time between two upkeep trims (Octopus+, default 1 s)" },
+      .doc = "time between two upkeep trims (Octopus+, default 1 s)",
+      .range = "(0, )" },
     { .key = "mds_cache_trim_threshold", .type = RS_PT_INT, .def = "262144",
       .doc = "dentries a trim may expire before the decaying trim counter stops it (256K since "
-             "PR 38574; 64K when added in PR 26038)" },
+             "PR 38574; 64K when added in PR 26038)",
+      .range = "[1, )" },
     { .key = "mds_cache_trim_decay_rate", .type = RS_PT_DOUBLE, .def = "1",
-      .doc = "half-life of the trim counter, in seconds (default 1)" },
+      .doc = "half-life of the trim counter, in seconds (default 1)",
+      .range = "(0, )" },
     { .key = "mds_cache_reservation", .type = RS_PT_DOUBLE, .def = "0.05",
       .doc = "trim and recall aim at (1 - this) * mds_cache_memory_limit (default 0.05)" },
     { .key = NULL },
@@ -70,16 +75,10 @@ static void fire(void *ctx, uint64_t now_ns)
 }
 
 static int create_common(const rs_config *cfg, rs_engine *eng, const rs_trim_target *tgt,
-                         rs_trim_stats *stats, uint64_t interval_ns, const char *interval_key,
-                         uint64_t threshold, double half_life_s, void **r_state, rs_err *err)
+                         rs_trim_stats *stats, uint64_t interval_ns, uint64_t threshold,
+                         double half_life_s, void **r_state, rs_err *err)
 {
     double reservation = rs_config_double(cfg, "mds_cache_reservation");
-    if (!interval_ns)
-        return rs_fail(err, RS_EINPUT, "bad value '0' for key '%s': must be > 0", interval_key);
-    if (!(reservation >= 0 && reservation < 1))
-        return rs_fail(err, RS_EINPUT,
-                       "bad value '%g' for key 'mds_cache_reservation': expected 0 <= x < 1",
-                       reservation);
     mds_trim *m = calloc(1, sizeof *m);
     if (!m)
         return rs_fail(err, RS_ENOMEM, "out of memory for an mds trim policy");
@@ -100,24 +99,16 @@ static int create_common(const rs_config *cfg, rs_engine *eng, const rs_trim_tar
 static int create_tick(const rs_config *cfg, rs_engine *eng, const rs_trim_target *tgt,
                        rs_trim_stats *stats, void **r_state, rs_err *err)
 {
-    return create_common(cfg, eng, tgt, stats, rs_config_duration_ns(cfg, "mds_tick_interval"),
-                         "mds_tick_interval", 0, 1, r_state, err);
+    return create_common(cfg, eng, tgt, stats, rs_config_duration_ns(cfg, "mds_tick_interval"), 0,
+                         1, r_state, err);
 }
 
 static int create_upkeep(const rs_config *cfg, rs_engine *eng, const rs_trim_target *tgt,
                          rs_trim_stats *stats, void **r_state, rs_err *err)
 {
-    int64_t threshold = rs_config_int(cfg, "mds_cache_trim_threshold");
-    double half_life = rs_config_double(cfg, "mds_cache_trim_decay_rate");
-    if (threshold < 1)
-        return rs_fail(err, RS_EINPUT,
-                       "bad value '%lld' for key 'mds_cache_trim_threshold': must be >= 1",
-                       (long long)threshold);
-    if (!(half_life > 0))
-        return rs_fail(err, RS_EINPUT,
-                       "bad value '%g' for key 'mds_cache_trim_decay_rate': must be > 0", half_life);
     return create_common(cfg, eng, tgt, stats, rs_config_duration_ns(cfg, "mds_cache_trim_interval"),
-                         "mds_cache_trim_interval", (uint64_t)threshold, half_life, r_state, err);
+                         (uint64_t)rs_config_int(cfg, "mds_cache_trim_threshold"),
+                         rs_config_double(cfg, "mds_cache_trim_decay_rate"), r_state, err);
 }
 
 static void destroy(void *state)

@@ -20,7 +20,8 @@ typedef struct periodic {
 
 static const rs_param params[] = {
     { .key = "trim_interval", .type = RS_PT_DURATION, .def = "200ms",
-      .doc = "time between two trim passes (bluestore_cache_trim_interval: 200ms before PR 20498, 50ms after)" },
+      .doc = "time between two trim passes (bluestore_cache_trim_interval: 200ms before PR 20498, 50ms after)",
+      .range = "(0, )" },
     { .key = NULL },
 };
 
@@ -36,8 +37,6 @@ static int create(const rs_config *cfg, rs_engine *eng, const rs_trim_target *tg
                   rs_trim_stats *stats, void **r_state, rs_err *err)
 {
     uint64_t interval = rs_config_duration_ns(cfg, "trim_interval");
-    if (!interval)
-        return rs_fail(err, RS_EINPUT, "bad value '0' for key 'trim_interval': must be > 0");
     periodic *p = malloc(sizeof *p);
     if (!p)
         return rs_fail(err, RS_ENOMEM, "out of memory for trim policy periodic");
