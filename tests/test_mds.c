@@ -303,22 +303,24 @@ static void write_files(int n)
 static void test_layout_bytes(void)
 {
     /* facts ceph-memory §2.1: {CInode, CDentry, CDir, Capability}; nodes:
-     * items 72, client_caps 48 (360 in v15 with the Capability inside),
-     * dirfrags map 48 + node 48, inode_map 40 (32 in v15); a 20-char name
-     * is a 21-byte heap string; untracked in every version, loner lock bits
-     * of 88 B per inode (mds_loner_locks, 3 by default), and before v13 the
-     * load vectors: 64 B per inode, 4 x 160 B per dirfrag */
+     * items 64 before PR 19954 (a 24-byte dentry_key_t), 72 after,
+     * client_caps 48 (360 in v15 with the Capability inside), dirfrags node
+     * 48, inode_map 40 (32 in v15); a 20-char name is a 21-byte heap string;
+     * untracked in every version: the dirfrags map object (48 B, 64 B with
+     * a mempool allocator), loner lock bits of 88 B per inode
+     * (mds_loner_locks, 3 by default), and before v13 the load vectors:
+     * 64 B per inode, 4 x 160 B per dirfrag */
     struct {
         const char *layout;
-        uint64_t inode, dentry, dir, cap, capnode, imap;
+        uint64_t inode, dentry, dir, cap, capnode, imap, items, dmap;
         int tracked, cap_tracked, inside, pops;
         const char *locks;
     } v[] = {
-        { "mds-luminous", 1640, 472, 848, 272, 48, 40, 0, 0, 0, 1, "mds_loner_locks=3" },
-        { "mds-pr19954", 1760, 512, 1584, 288, 48, 40, 1, 1, 0, 1, "mds_loner_locks=3" },
-        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 1, 1, 1, 0, "mds_loner_locks=3" },
-        { "mds-luminous", 1640, 472, 848, 272, 48, 40, 0, 0, 0, 1, "mds_loner_locks=0" },
-        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 1, 1, 1, 0, "mds_loner_locks=4" },
+        { "mds-luminous", 1640, 472, 848, 272, 48, 40, 64, 48, 0, 0, 0, 1, "mds_loner_locks=3" },
+        { "mds-pr19954", 1760, 512, 1584, 288, 48, 40, 72, 64, 1, 1, 0, 1, "mds_loner_locks=3" },
+        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 72, 64, 1, 1, 1, 0, "mds_loner_locks=3" },
+        { "mds-luminous", 1640, 472, 848, 272, 48, 40, 64, 48, 0, 0, 0, 1, "mds_loner_locks=0" },
+        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 72, 64, 1, 1, 1, 0, "mds_loner_locks=4" },
     };
     const int n = 50;
     write_files(n);
@@ -331,7 +333,7 @@ static void test_layout_bytes(void)
         CHECK_MSG(run(kv, &res, &err) == 0, "%s", err.msg);
         const rs_sample *s = &res.samples[res.nsamples - 1];
         uint64_t files = (uint64_t)n + 1;
-        uint64_t cont = files * 72 + 21 + 96;            /* items nodes, long name, root dirfrags */
+        uint64_t cont = files * v[i].items + 21 + 48;    /* items nodes, long name, root dirfrags node */
         uint64_t caps = v[i].inside ? files * v[i].capnode : files * v[i].cap;
         uint64_t capnodes = v[i].inside ? 0 : files * v[i].capnode;
         uint64_t acc = files * (v[i].inode + v[i].dentry) + v[i].dir;
@@ -339,7 +341,7 @@ static void test_layout_bytes(void)
         while (buckets < files)
             buckets *= 2;
         uint64_t locks = (uint64_t)(v[i].locks[sizeof "mds_loner_locks=" - 1] - '0');
-        uint64_t unt = files * v[i].imap + buckets * 8 + files * locks * 88;
+        uint64_t unt = files * v[i].imap + buckets * 8 + files * locks * 88 + v[i].dmap;
         unt += v[i].pops ? files * 64 + 4 * 160 : 0;
         acc += v[i].tracked ? cont : 0;
         unt += v[i].tracked ? 0 : cont;
@@ -573,10 +575,11 @@ static void test_dirfrag_freed(void)
                          "sample_interval=500ms", "run_tail=5s", NULL };
     CHECK_MSG(run(kv, &res, &err) == 0, "%s", err.msg);
     const rs_sample *first = sample_at(&res, 500000000ull), *last = &res.samples[res.nsamples - 1];
-    /* before: root CDir + dirfrags map/node, the dir's CDir + map/node, two
-     * files' dentry+inode+items node, two caps (360) */
-    CHECK(first && first->accounted_bytes == 2 * (1288 + 96) + 2 * (528 + 1856 + 72) + 2 * 360);
-    CHECK_MSG(last->accounted_bytes == 1288 + 96, "accounted %llu at the end",
+    /* before: root CDir + dirfrags node, the dir's CDir + node, two files'
+     * dentry+inode+items node, two caps (360); the dirfrags map objects are
+     * untracked (plain new) */
+    CHECK(first && first->accounted_bytes == 2 * (1288 + 48) + 2 * (528 + 1856 + 72) + 2 * 360);
+    CHECK_MSG(last->accounted_bytes == 1288 + 48, "accounted %llu at the end",
               (unsigned long long)last->accounted_bytes);
     CHECK(metric(&res, "trimmed_items_count") == 2);
     rs_result_release(&res);
@@ -650,6 +653,41 @@ static void test_service_time(void)
     unlink(path);
 }
 
+/* A client keeps caps on at most mds_client_cache_size inodes: past it, it
+ * releases its oldest file caps at once, passing over its directories and
+ * the files it holds open. */
+static void test_client_cache(void)
+{
+    tw t;
+    rs_result res;
+    rs_err err;
+    tw_open(&t);
+    rec(&t, RS_OP_MKDIR, 10, 1, 3, 0);
+    rec(&t, RS_OP_CREATE, 11, 10, 3, 0);
+    rec(&t, RS_OP_OPEN, 11, 10, 3, 0);
+    for (uint64_t i = 12; i <= 110; i++)
+        rec(&t, RS_OP_CREATE, i, 10, 3, 0);
+    rec(&t, RS_OP_CLOSE, 11, 10, 3, 0);       /* 11 kept its cap while open */
+    rec(&t, RS_OP_GETATTR, 110, 10, 3, 0);    /* the newest still has one */
+    tw_close(&t);
+    const char *kv[] = { "layout=mds-octopus", "mds_client_cache_size=30", NULL };
+    CHECK_MSG(run(kv, &res, &err) == 0, "%s", err.msg);
+    /* 101 caps taken (the directory, 100 files), 30 kept: the directory,
+     * the open file and the 28 newest */
+    CHECK_EQ_U64((uint64_t)metric(&res, "mds_caps_count"), 30);
+    CHECK_EQ_U64((uint64_t)metric(&res, "mds_caps_evicted_count"), 71);
+    CHECK_EQ_U64((uint64_t)metric(&res, "mds_bad_records_count"), 0);
+    const rs_sample *s = &res.samples[res.nsamples - 1];
+    CHECK_EQ_U64(s->accounted_bytes, 2 * (1288 + 48) + 101 * (528 + 1856 + 72) + 30 * 360);
+    rs_result_release(&res);
+    const char *kv0[] = { "layout=mds-octopus", NULL };
+    CHECK_MSG(run(kv0, &res, &err) == 0, "%s", err.msg);
+    CHECK_EQ_U64((uint64_t)metric(&res, "mds_caps_count"), 101);
+    CHECK_EQ_U64((uint64_t)metric(&res, "mds_caps_evicted_count"), 0);
+    rs_result_release(&res);
+    unlink(path);
+}
+
 int main(void)
 {
     test_lru_hand();
@@ -662,5 +700,6 @@ int main(void)
     test_dirfrag_freed();
     test_bad_input();
     test_service_time();
+    test_client_cache();
     return check_done();
 }

@@ -18,7 +18,9 @@
  * children.  Clients are the records' thread ids; each holds its caps in
  * issue order (the kernel client's session cap list) and, when recalled,
  * releases the oldest caps of files it does not hold open after
- * mds_client_release_delay.  Recall runs inside the trim pass whenever the
+ * mds_client_release_delay.  A client may also keep only so many caps of
+ * its own accord (mds_client_cache_size: its inode cache), releasing its
+ * oldest file caps as it takes new ones.  Recall runs inside the trim pass whenever the
  * cache is still over the trim target afterwards (check_memory_usage):
  * mds_recall = luminous is v12's ratio recall, octopus is v15's throttled
  * recall (Server::recall_client_state).
@@ -129,6 +131,7 @@ typedef struct mds {
     uint64_t busy_until_ns;   /* the request being served ends then */
     int64_t recall_max_caps, recall_max_decay_threshold, recall_global_threshold;
     int64_t min_caps, max_caps;
+    uint64_t client_cache;    /* mds_client_cache_size (0: no limit) */
     double max_ratio_caps, recall_half_life;
     rs_decay recall_global;
 
@@ -137,7 +140,7 @@ typedef struct mds {
     uint64_t oversized_since_ns, oversized_ns, oversized_count;
     uint64_t accounted_peak_bytes, items_peak_count;
     uint64_t bad[BAD_KINDS];
-    uint64_t recalls, caps_recalled, caps_released, heap_releases, loads;
+    uint64_t recalls, caps_recalled, caps_released, caps_evicted, heap_releases, loads;
     int trimming;
     int failed;               /* an allocation failed inside a timer */
 } mds;
@@ -173,6 +176,11 @@ static const rs_param params[] = {
       .range = "[1, )" },
     { .key = "mds_max_ratio_caps_per_client", .type = RS_PT_DOUBLE, .def = "0.8",
       .doc = "Luminous recall: no session keeps more than this fraction of all caps" },
+    { .key = "mds_client_cache_size", .type = RS_PT_INT, .def = "0",
+      .doc = "rssim: a client keeps caps on at most this many inodes, its inode cache (ceph-fuse's "
+             "client_cache_size is 16384; a kernel client's depends on its memory); past it, it "
+             "releases its oldest caps on files it does not hold open; 0 = no limit",
+      .range = "[0, )" },
     { .key = "mds_client_release_delay", .type = RS_PT_DURATION, .def = "100ms",
       .doc = "rssim: time a client takes to release recalled caps (not a Ceph option)" },
     { .key = "mds_request_service_time", .type = RS_PT_DURATION, .def = "0",
@@ -465,6 +473,17 @@ static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
     return 0;
 }
 
+static void client_evict(mds *m, client *c, uint32_t keep, uint64_t now_ns);
+
+/* cap_issue, then the client's own limit. */
+static int cap_take(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
+{
+    int rc = cap_issue(m, idx, c, now_ns, r_cap, err);
+    if (!rc && m->client_cache && c->ncaps > m->client_cache)
+        client_evict(m, c, *r_cap, now_ns);
+    return rc;
+}
+
 static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
 {
     cap_rec *cp = &m->cap[k];
@@ -500,6 +519,34 @@ static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
     m->caps_count--;
     if (m->ino[idx].caps == NIL)
         update_pin(m, idx);
+}
+
+/* Client c holds more caps than its inode cache: like the kernel's inode
+ * LRU (list_lru_walk, referenced entries rotated), it releases its oldest
+ * caps, passing over (moving to its newest end) files it holds open and
+ * directories, which the client's own dentries keep in its cache; `keep`
+ * is the cap just issued. */
+static void client_evict(mds *m, client *c, uint32_t keep, uint64_t now_ns)
+{
+    uint64_t passes = c->ncaps;
+
+    while (c->ncaps > m->client_cache && passes-- > 0) {
+        uint32_t k = c->head;
+        cap_rec *cp = &m->cap[k];
+        if (k == keep)
+            break;
+        if (!cp->open && !(m->ino[cp->ino].flags & F_DIR)) {
+            cap_drop(m, k, T_DISPATCH, now_ns);
+            m->caps_evicted++;
+            continue;
+        }
+        c->head = cp->next; /* rotate: off the head, onto the tail */
+        m->cap[c->head].prev = NIL;
+        cp->prev = c->tail;
+        cp->next = NIL;
+        m->cap[c->tail].next = k;
+        c->tail = k;
+    }
 }
 
 /* The client got RECALL_STATE(max_caps) a moment ago: like the kernel's
@@ -754,7 +801,7 @@ static int op_create(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *e
         (rc = ns_add(m, rec->key, p, rec->aux, is_dir, &idx, err)) ||
         (rc = load(m, idx, T_DISPATCH, rec->t_ns, err)) ||
         (is_dir && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err))) ||
-        (rc = cap_issue(m, idx, c, rec->t_ns, &k, err)))
+        (rc = cap_take(m, idx, c, rec->t_ns, &k, err)))
         return rc;
     /* tar's open(O_CREAT) is this one request: its close goes to the caps,
      * not to the MDS (traces/gen/kernel_build.c), so CREATE does not count
@@ -828,7 +875,7 @@ static int op_access(mds *m, client *c, const rs_rec *rec, rs_err *err)
         rs_lru_mid_touch(&m->lru, m->ino[idx].oid); /* path_traverse touches the dentry */
     if (rec->op == RS_OP_READDIR && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err)))
         return rc;
-    if ((rc = cap_issue(m, idx, c, rec->t_ns, &k, err)))
+    if ((rc = cap_take(m, idx, c, rec->t_ns, &k, err)))
         return rc;
     if (rec->op == RS_OP_OPEN)
         m->cap[k].open++;
@@ -936,6 +983,7 @@ static int read_params(mds *m, const rs_config *cfg, rs_err *err)
     m->recall_global_threshold = rs_config_int(cfg, "mds_recall_global_max_decay_threshold");
     m->min_caps = rs_config_int(cfg, "mds_min_caps_per_client");
     m->max_caps = rs_config_int(cfg, "mds_max_caps_per_client");
+    m->client_cache = (uint64_t)rs_config_int(cfg, "mds_client_cache_size");
     return 0;
 }
 
@@ -1019,6 +1067,7 @@ static int mds_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
         { "mds_recalls_count", (double)m->recalls },
         { "mds_caps_recalled_count", (double)m->caps_recalled },
         { "mds_caps_released_count", (double)m->caps_released },
+        { "mds_caps_evicted_count", (double)m->caps_evicted },
         { "mds_loads_count", (double)m->loads },
         { "mds_heap_releases_count", (double)m->heap_releases },
         { "mds_null_dentries_count", (double)rs_lru_mid_size(&m->bottom) },

@@ -4,11 +4,20 @@
  * clang 14 + libstdc++ 12, x86_64); node sizes derived from libstdc++'s
  * layouts (docs/models.md, "The MDS model", lists each with its source):
  *   std::map node = 32 B _Rb_tree_node_base + the value;
- *     CDir::items        map<dentry_key_t, CDentry*>      72 B (facts, v15)
+ *     CDir::items        map<dentry_key_t, CDentry*>      72 B (facts, v15;
+ *                        dentry_key_t {snapid_t, string_view, __u32 hash},
+ *                        32 B, since PR 19954's 0c8ec93af7); 64 B before
+ *                        it (dentry_key_t {snapid_t, const char *, __u32},
+ *                        24 B: mdstypes.h of early 2018)
  *     CInode::client_caps map<client_t, Capability*>      48 B (32 + 8 + 8)
  *                        map<client_t, Capability> (v15) 360 B (facts)
  *     CInode::dirfrags   compact_map<frag_t, CDir*>: the std::map object it
- *                        allocates on first insert (48 B) + a node of 48 B
+ *                        allocates on first insert + a node of 48 B.  The
+ *                        object comes from plain `new` in compact_map_base
+ *                        (map.reset(new Map)), so it is never in the
+ *                        mempool, not even after PR 19954; with a mempool
+ *                        allocator (pool and type pointers, 16 B) it is
+ *                        64 B, with std::allocator 48 B
  *   MDCache::inode_map   unordered_map hash node with its cached hash:
  *                        next 8 + key + value 8 + hash 8 = 32 B with
  *                        inodeno_t (facts, v15), 40 B with vinodeno_t
@@ -44,8 +53,6 @@
 #include <stdlib.h>
 
 #define SSO_CAPACITY 15u
-#define ITEMS_NODE_BYTES 72u
-#define DIRFRAGS_MAP_BYTES 48u
 #define DIRFRAGS_NODE_BYTES 48u
 #define LOCK_BITS_BYTES 88u
 #define INODE_POP_BYTES 64u
@@ -54,17 +61,17 @@
 
 static const rs_mds_sizes luminous = {
     .name = "mds-luminous", .inode = 1640, .dentry = 472, .dir = 848, .cap = 272,
-    .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 0, .cap_tracked = 0,
+    .items_node = 64, .dirfrags_map = 48, .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 0, .cap_tracked = 0,
     .inode_map_node = 40, .pop_vectors = 1,
 };
 static const rs_mds_sizes pr19954 = {
     .name = "mds-pr19954", .inode = 1760, .dentry = 512, .dir = 1584, .cap = 288,
-    .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 1, .cap_tracked = 1,
+    .items_node = 72, .dirfrags_map = 64, .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 1, .cap_tracked = 1,
     .inode_map_node = 40, .pop_vectors = 1,
 };
 static const rs_mds_sizes octopus = {
     .name = "mds-octopus", .inode = 1856, .dentry = 528, .dir = 1288, .cap = 320,
-    .cap_node = 360, .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .items_node = 72, .dirfrags_map = 64, .cap_node = 360, .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
     .inode_map_node = 32,
 };
 
@@ -86,7 +93,7 @@ static unsigned dentry_parts(const rs_mds_sizes *s, uint32_t name_len, rs_part *
 {
     unsigned n = 0;
     p[n++] = (rs_part){ .size_bytes = s->dentry, .tracked = 1, .name = "CDentry" };
-    p[n++] = (rs_part){ .size_bytes = ITEMS_NODE_BYTES, .tracked = s->containers_tracked,
+    p[n++] = (rs_part){ .size_bytes = s->items_node, .tracked = s->containers_tracked,
                         .name = "CDir::items node" };
     if (name_len > SSO_CAPACITY)
         p[n++] = (rs_part){ .size_bytes = (uint64_t)name_len + 1,
@@ -116,7 +123,7 @@ static unsigned parts_of(const rs_mds_sizes *s, uint32_t loner_locks, uint64_t o
         return dentry_parts(s, name_len, p);
     case RS_MDS_DIR:
         p[0] = (rs_part){ .size_bytes = s->dir, .tracked = 1, .name = "CDir" };
-        p[1] = (rs_part){ .size_bytes = DIRFRAGS_MAP_BYTES, .tracked = s->containers_tracked,
+        p[1] = (rs_part){ .size_bytes = s->dirfrags_map, .tracked = 0,
                           .name = "CInode::dirfrags map" };
         p[2] = (rs_part){ .size_bytes = DIRFRAGS_NODE_BYTES, .tracked = s->containers_tracked,
                           .name = "CInode::dirfrags node" };

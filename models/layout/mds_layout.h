@@ -44,6 +44,8 @@ enum rs_mds_side {
 typedef struct rs_mds_sizes {
     const char *name;
     uint32_t inode, dentry, dir, cap;
+    uint32_t items_node;        /* CDir::items map node */
+    uint32_t dirfrags_map;      /* the std::map a compact_map allocates (never tracked) */
     uint32_t cap_node;          /* CInode::client_caps map node */
     uint32_t cap_inside_node;   /* 1: the Capability lives inside the node (v15) */
     uint32_t containers_tracked;/* 1: container nodes and names in mds_co */
