@@ -9,7 +9,7 @@
 #include "cli.h"
 
 static const rs_command commands[] = {
-    { .name = "gen", .run = cmd_gen, .summary = "generate a synthetic trace (kv)" },
+    { .name = "gen", .run = cmd_gen, .summary = "generate a trace (kv, alloc, fio, kernel-build)" },
     { .name = "trace", .run = cmd_trace, .summary = "convert a trace or print its statistics" },
     { .name = "replay", .run = cmd_replay, .summary = "replay a trace through the models and store the run" },
     { .name = "sweep", .run = cmd_sweep, .summary = "replay a grid of parameter values on worker processes" },
