@@ -207,6 +207,20 @@ static uint32_t find(const mds *m, uint64_t ino)
     return rs_idmap_find(&m->inos, ino, ino_of, m);
 }
 
+/* Room for one more record in an array of `size`-byte records that holds
+ * `used` of `*cap`: doubled (from 1024) when full.  The array, or NULL with
+ * *cap untouched. */
+static void *grow(void *arr, uint32_t used, uint32_t *cap, size_t size)
+{
+    if (used < *cap)
+        return arr;
+    uint32_t ncap = *cap ? *cap * 2 : 1024;
+    void *p = ncap > *cap ? realloc(arr, (size_t)ncap * size) : NULL;
+    if (p)
+        *cap = ncap;
+    return p;
+}
+
 /* A new namespace record for ino (not present). */
 static int ns_add(mds *m, uint64_t ino, uint32_t parent, uint32_t name_len, int is_dir,
                   uint32_t *r_idx, rs_err *err)
@@ -220,14 +234,10 @@ static int ns_add(mds *m, uint64_t ino, uint32_t parent, uint32_t name_len, int 
         idx = m->ino_free;
         m->ino_free = m->ino[idx].children;
     } else {
-        if (m->nino == m->ino_cap) {
-            uint32_t cap = m->ino_cap ? m->ino_cap * 2 : 1024;
-            ino_rec *p = cap > m->ino_cap ? realloc(m->ino, (size_t)cap * sizeof *p) : NULL;
-            if (!p)
-                return rs_fail(err, RS_ENOMEM, "out of memory for %u inodes", cap);
-            m->ino = p;
-            m->ino_cap = cap;
-        }
+        ino_rec *p = grow(m->ino, m->nino, &m->ino_cap, sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %u inodes", m->ino_cap * 2);
+        m->ino = p;
         idx = m->nino++;
     }
     m->ino[idx] = (ino_rec){
@@ -433,14 +443,10 @@ static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
         k = m->cap_free;
         m->cap_free = m->cap[k].ino;
     } else {
-        if (m->ncap_used == m->cap_cap) {
-            uint32_t ncap = m->cap_cap ? m->cap_cap * 2 : 1024;
-            cap_rec *p = ncap > m->cap_cap ? realloc(m->cap, (size_t)ncap * sizeof *p) : NULL;
-            if (!p)
-                return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", ncap);
-            m->cap = p;
-            m->cap_cap = ncap;
-        }
+        cap_rec *p = grow(m->cap, m->ncap_used, &m->cap_cap, sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", m->cap_cap * 2);
+        m->cap = p;
         k = m->ncap_used++;
     }
     unsigned n = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, parts);
