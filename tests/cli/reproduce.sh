@@ -29,8 +29,7 @@ csv_check "$T/mds/reproduce-mds-19954-quick.csv" "figure,seed,rssim,error_pct" 1
   $1 ~ /^overshoot_/ && $3 <= 1 { print $1 ": overshoot " $3 }
   $1 ~ /^rss_GB_/ && $3 <= 0 { print $1 ": rss " $3 }
   $2 != "" { e = ($3 - $2) / $2 * 100; if (e - $4 > 0.051 || $4 - e > 0.051) print $1 ": error " $4 " for " e }
-  $2 == "" && $4 != "" { print $1 ": an error without a seed" }
-  END { }'
+  $2 == "" && $4 != "" { print $1 ": an error without a seed" }'
 check "mds seed rows" [ "$(awk -F, 'NR > 1 && $2 != ""' "$T/mds/reproduce-mds-19954-quick.csv" | wc -l)" = 12 ]
 check "mds plot" [ -s "$T/mds/reproduce-mds-19954-quick.png" ]
 
