@@ -62,13 +62,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim/config.h"
-#include "sim/err.h"
-#include "sim/result.h"
+#include "sim/base/config.h"
+#include "sim/base/err.h"
+#include "sim/base/result.h"
 #include "sim/store.h"
 #include "traces/format.h" /* rs_trace.line: FILE:LINE of semantic errors */
 #include "traces/trace.h"
-#include "../sim/hash.h"
+#include "../sim/base/hash.h"
 
 #define PROG "rssim-real"
 #define MAX_WORKERS 256

@@ -18,7 +18,7 @@
 #ifndef RS_CALIBRATE_H
 #define RS_CALIBRATE_H
 
-#include "err.h"
+#include "base/err.h"
 
 /* f(x) into *r_y; 0 or an RS_E* code (which aborts the search and is
  * returned as is).  *r_y must be finite. */

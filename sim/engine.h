@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "../traces/trace.h"
-#include "err.h"
+#include "base/err.h"
 #include "evq.h"
 
 typedef struct rs_engine {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "err.h"
+#include "base/err.h"
 
 typedef void (*rs_event_fn)(void *ctx, uint64_t now_ns);
 

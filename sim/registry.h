@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "base/config.h"
 
 typedef struct rs_registry {
     const char *kind;            /* "allocator", "cache policy", ... */

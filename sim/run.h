@@ -13,9 +13,9 @@
 
 #include <stdint.h>
 
-#include "config.h"
-#include "err.h"
-#include "result.h"
+#include "base/config.h"
+#include "base/err.h"
+#include "base/result.h"
 
 typedef struct rs_run_stats {
     uint64_t events;  /* trace records replayed */

@@ -15,7 +15,7 @@
 #include "../models/alloc/alloc.h"
 #include "../models/daemon/daemon.h"
 #include "engine.h"
-#include "result.h"
+#include "base/result.h"
 
 typedef struct rs_sampler {
     const rs_daemon_ops *daemon;

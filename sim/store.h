@@ -24,9 +24,9 @@
 
 #include <stdint.h>
 
-#include "config.h"
-#include "err.h"
-#include "result.h"
+#include "base/config.h"
+#include "base/err.h"
+#include "base/result.h"
 
 typedef struct rs_store rs_store;
 

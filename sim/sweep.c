@@ -1,6 +1,8 @@
 /* sweep.c — parameter grids; see sweep.h. */
 #include "sweep.h"
 
+#include "schema.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,7 @@ int rs_grid_add(rs_grid *g, const char *spec, rs_err *err)
     char *key = dup_range(spec, (size_t)(eq - spec));
     if (!key)
         return rs_fail(err, RS_ENOMEM, "out of memory");
-    const rs_param *p = rs_config_param(NULL, key);
+    const rs_param *p = rs_schema_param(key);
     if (!p) {
         rs_fail(err, RS_EINPUT, "--vary: unknown key '%s' (see 'rssim list')", key);
         free(key);

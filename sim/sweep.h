@@ -12,8 +12,8 @@
 
 #include <stdint.h>
 
-#include "config.h"
-#include "err.h"
+#include "base/config.h"
+#include "base/err.h"
 
 #define RS_SWEEP_MAX_KEYS 16
 

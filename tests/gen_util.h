@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "scratch.h"
-#include "sim/config.h"
+#include "sim/base/config.h"
 #include "traces/gen/gen.h"
 
 /* Run g with the "k=v" options kv (NULL-terminated) into path; the summary

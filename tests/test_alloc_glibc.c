@@ -14,7 +14,7 @@
 #include "alloc_51.h"
 #include "check.h"
 #include "models/alloc/glibc.h"
-#include "sim/config.h"
+#include "sim/base/config.h"
 
 static const rs_alloc_ops *ops = &rs_alloc_glibc;
 

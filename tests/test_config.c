@@ -3,8 +3,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/schema.h"
 #include "check.h"
-#include "sim/config.h"
+#include "sim/base/config.h"
 
 static void test_units(void)
 {

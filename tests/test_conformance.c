@@ -20,13 +20,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/schema.h"
 #include "check.h"
 #include "models/alloc/alloc.h"
 #include "models/cache/cache.h"
 #include "models/daemon/daemon.h"
 #include "models/layout/layout.h"
 #include "models/trim/trim.h"
-#include "sim/config.h"
+#include "sim/base/config.h"
 #include "sim/registry.h"
 #include "sim/run.h"
 #include "traces/gen/gen.h"

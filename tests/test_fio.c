@@ -18,7 +18,7 @@
 
 #include "check.h"
 #include "gen_util.h"
-#include "sim/config.h"
+#include "sim/base/config.h"
 #include "traces/gen/gen.h"
 #include "traces/trace.h"
 

@@ -34,7 +34,7 @@
 
 #include "check.h"
 #include "models/alloc/glibc.h"
-#include "sim/config.h"
+#include "sim/base/config.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 int main(void)

@@ -24,9 +24,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/schema.h"
 #include "check.h"
 #include "models/cache/lru_mid.h"
-#include "sim/config.h"
+#include "sim/base/config.h"
 #include "sim/run.h"
 #include "traces/trace.h"
 

@@ -22,13 +22,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/schema.h"
 #include "check.h"
 #include "models/trim/pcache.h"
 #include "models/trim/trim.h"
 #include "sim/engine.h"
 #include "sim/registry.h"
-#include "sim/config.h"
-#include "sim/result.h"
+#include "sim/base/config.h"
+#include "sim/base/result.h"
 #include "sim/run.h"
 #include "traces/trace.h"
 

@@ -13,8 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sim/schema.h"
 #include "check.h"
-#include "sim/config.h"
+#include "sim/base/config.h"
 #include "sim/run.h"
 #include "traces/trace.h"
 

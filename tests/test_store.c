@@ -21,9 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sim/schema.h"
 #include "check.h"
-#include "sim/config.h"
-#include "sim/result.h"
+#include "sim/base/config.h"
+#include "sim/base/result.h"
 #include "sim/store.h"
 
 static char dir_path[4096];

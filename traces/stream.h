@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/err.h"
+#include "../sim/base/err.h"
 
 /* Where compressed or plain bytes come from: a file descriptor or memory,
  * with the first bytes peeked for detection and then replayed. */

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "format.h"
-#include "../sim/hash.h"
+#include "../sim/base/hash.h"
 
 /* ---- ops and daemon kinds -------------------------------------------- */
 

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sim/err.h"
+#include "../sim/base/err.h"
 
 /* Operation codes.  Values are part of the binary format: never renumber. */
 typedef enum rs_op {

@@ -24,8 +24,8 @@
 
 #include <stdint.h>
 
-#include "../../sim/config.h"
-#include "../../sim/err.h"
+#include "../../sim/base/config.h"
+#include "../../sim/base/err.h"
 
 typedef uint64_t rs_addr; /* simulated address; 0 means the model failed */
 

@@ -78,7 +78,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/mem.h"
+#include "../../sim/base/mem.h"
 
 /* ---- size classes (jemalloc 5.3.0 include/jemalloc/internal/sc.h, src/sc.c) */
 

@@ -52,7 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/mem.h"
+#include "../../sim/base/mem.h"
 
 /* ---- constants (gperftools-2.10 src/common.h, page_heap.h, ...) -------- */
 

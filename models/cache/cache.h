@@ -13,8 +13,8 @@
 
 #include <stdint.h>
 
-#include "../../sim/config.h"
-#include "../../sim/err.h"
+#include "../../sim/base/config.h"
+#include "../../sim/base/err.h"
 
 typedef uint32_t rs_oid;
 #define RS_OID_NONE UINT32_MAX

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cache.h"
-#include "../../sim/mem.h"
+#include "../../sim/base/mem.h"
 
 #define NIL UINT32_MAX
 

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "../../sim/err.h"
+#include "../../sim/base/err.h"
 #include "cache.h"
 
 enum { RS_LRU_NONE = 0, RS_LRU_TOP = 1, RS_LRU_BOTTOM = 2, RS_LRU_PINTAIL = 3 };

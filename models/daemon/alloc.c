@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "daemon.h"
-#include "../../sim/hash.h"
+#include "../../sim/base/hash.h"
 
 typedef struct slot {
     uint64_t handle;

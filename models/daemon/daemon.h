@@ -11,10 +11,10 @@
 
 #include <stdint.h>
 
-#include "../../sim/config.h"
+#include "../../sim/base/config.h"
 #include "../../sim/engine.h"
-#include "../../sim/err.h"
-#include "../../sim/result.h"
+#include "../../sim/base/err.h"
+#include "../../sim/base/result.h"
 #include "../../traces/trace.h"
 #include "../alloc/alloc.h"
 #include "../trim/trim.h"

@@ -15,8 +15,8 @@
 #include "../layout/objects.h"
 #include "../../sim/registry.h"
 #include "daemon.h"
-#include "../../sim/hash.h"
-#include "../../sim/idmap.h"
+#include "../../sim/base/hash.h"
+#include "../../sim/base/idmap.h"
 
 typedef struct kv {
     rs_objects objs;

@@ -38,8 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/hash.h"
-#include "../../sim/idmap.h"
+#include "../../sim/base/hash.h"
+#include "../../sim/base/idmap.h"
 #include "../../sim/registry.h"
 #include "../cache/lookahead.h"
 #include "../cache/lru_mid.h"

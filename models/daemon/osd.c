@@ -60,8 +60,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/hash.h"
-#include "../../sim/idmap.h"
+#include "../../sim/base/hash.h"
+#include "../../sim/base/idmap.h"
 #include "../trim/pcache.h"
 #include "daemon.h"
 

@@ -13,8 +13,8 @@
 
 #include <stdint.h>
 
-#include "../../sim/config.h"
-#include "../../sim/err.h"
+#include "../../sim/base/config.h"
+#include "../../sim/base/err.h"
 
 typedef struct rs_part {
     uint64_t size_bytes; /* requested allocation size, > 0 */

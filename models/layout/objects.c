@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../sim/mem.h"
+#include "../../sim/base/mem.h"
 #include "../../sim/registry.h"
 
 #define FREE_SLOT UINT32_MAX

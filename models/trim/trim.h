@@ -13,9 +13,9 @@
 
 #include <stdint.h>
 
-#include "../../sim/config.h"
+#include "../../sim/base/config.h"
 #include "../../sim/engine.h"
-#include "../../sim/err.h"
+#include "../../sim/base/err.h"
 
 typedef struct rs_trim_target {
     void *ctx;

@@ -8,7 +8,7 @@
 #ifndef RS_CLI_H
 #define RS_CLI_H
 
-#include "../err.h"
+#include "../base/err.h"
 
 typedef struct rs_command {
     const char *name;

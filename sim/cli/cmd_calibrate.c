@@ -23,8 +23,8 @@
 
 #include "../../traces/trace.h"
 #include "../calibrate.h"
-#include "../config.h"
-#include "../result.h"
+#include "../base/config.h"
+#include "../base/result.h"
 #include "../run.h"
 #include "../store.h"
 #include "cli.h"

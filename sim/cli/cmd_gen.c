@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "../../traces/gen/gen.h"
-#include "../config.h"
+#include "../base/config.h"
 #include "../registry.h"
 #include "cli.h"
 

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../config.h"
+#include "../schema.h"
+#include "../base/config.h"
 #include "../registry.h"
 #include "cli.h"
 

@@ -29,8 +29,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../config.h"
-#include "../result.h"
+#include "../base/config.h"
+#include "../base/result.h"
 #include "../store.h"
 #include "cli.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../result.h"
+#include "../base/result.h"
 #include "../store.h"
 #include "cli.h"
 

@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "../../traces/trace.h"
-#include "../config.h"
-#include "../result.h"
+#include "../base/config.h"
+#include "../base/result.h"
 #include "../store.h"
 #include "../sweep.h"
 #include "cli.h"

@@ -13,7 +13,7 @@
 
 #include "../../traces/import_block.h"
 #include "../../traces/trace.h"
-#include "../config.h"
+#include "../base/config.h"
 #include "../registry.h"
 #include "cli.h"
 

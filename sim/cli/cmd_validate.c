@@ -40,8 +40,8 @@
 #include <unistd.h>
 
 #include "../../traces/trace.h"
-#include "../config.h"
-#include "../result.h"
+#include "../base/config.h"
+#include "../base/result.h"
 #include "../store.h"
 #include "cli.h"
 

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../config.h"
+#include "../schema.h"
+#include "../base/config.h"
 #include "../run.h"
 #include "../store.h"
 #include "cli.h"

@@ -66,7 +66,7 @@
 #include "gen.h"
 #include "zipf.h"
 #include "../osd_io.h"
-#include "../../sim/hash.h"
+#include "../../sim/base/hash.h"
 
 static const rs_param fio_params[] = {
     { .key = "seed", .type = RS_PT_INT, .def = "1",

@@ -10,8 +10,8 @@
 #ifndef RS_GEN_H
 #define RS_GEN_H
 
-#include "../../sim/config.h"
-#include "../../sim/err.h"
+#include "../../sim/base/config.h"
+#include "../../sim/base/err.h"
 #include "../trace.h"
 
 typedef struct rs_gen_ops {

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "kb_tree.h"
-#include "../../sim/hash.h"
+#include "../../sim/base/hash.h"
 #include "../stream.h"
 
 #define MAX_LINE 8192

@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "../../sim/err.h"
+#include "../../sim/base/err.h"
 
 #define RS_KB_NONE UINT32_MAX
 

@@ -50,7 +50,7 @@
 
 #include "gen.h"
 #include "kb_tree.h"
-#include "../../sim/hash.h"
+#include "../../sim/base/hash.h"
 
 #ifndef RSSIM_TRACES_DIR
 #define RSSIM_TRACES_DIR "traces"

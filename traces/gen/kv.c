@@ -45,7 +45,7 @@
 
 #include "gen.h"
 #include "zipf.h"
-#include "../../sim/hash.h"
+#include "../../sim/base/hash.h"
 
 static const rs_param kv_params[] = {
     { .key = "seed", .type = RS_PT_INT, .def = "1",

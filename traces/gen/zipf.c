@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "../../sim/hash.h"
+#include "../../sim/base/hash.h"
 
 /* log(1 + x) / x, stable near 0.  log(1 + x) instead of log1p: glibc's log1p
  * is several times slower, and for |x| > 1e-8 the rounding of 1 + x costs at

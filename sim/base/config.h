@@ -43,7 +43,19 @@ typedef struct rs_param {
 
 typedef struct rs_config rs_config;
 
-int rs_config_new(rs_config **r_cfg, rs_err *err);
+/* Where a config's keys are declared, when it is not one table: lookup
+ * returns the declaration of key (NULL: unknown); check, optional, runs
+ * after every entry parsed as its declared type and range, for what needs
+ * more than one key (a plug-in name that must exist, a key no active
+ * plug-in reads).  sim/schema.c builds the one rssim runs with. */
+typedef struct rs_config_schema {
+    const void *ctx;
+    const rs_param *(*lookup)(const void *ctx, const char *key);
+    int (*check)(const void *ctx, const rs_config *cfg, rs_err *err);
+} rs_config_schema;
+
+/* A config whose keys the given schema declares. */
+int rs_config_new_schema(rs_config **r_cfg, const rs_config_schema *schema, rs_err *err);
 /* A config checked against one table only (generator options, tests)
  * instead of the core and plug-in parameters. */
 int rs_config_new_with(rs_config **r_cfg, const rs_param *schema, rs_err *err);
@@ -68,6 +80,9 @@ const rs_param *rs_config_param(const rs_config *cfg, const char *key);
 
 size_t rs_config_count(const rs_config *cfg);
 void rs_config_at(const rs_config *cfg, size_t i, const char **r_key, const char **r_value);
+/* Where key's value came from ("presets/x.conf:12", "--set"), or
+ * "(default)" when unset. */
+const char *rs_config_origin(const rs_config *cfg, const char *key);
 /* The raw value set for key, or NULL when unset. */
 const char *rs_config_raw(const rs_config *cfg, const char *key);
 
@@ -102,7 +117,7 @@ int rs_param_check(rs_ptype type, const char *value);
 int rs_param_check_range(const rs_param *p, const char *value, char *why, size_t why_size);
 const char *rs_ptype_name(rs_ptype type);
 
-/* The core (non-plug-in) parameters. */
-extern const rs_param rs_core_params[];
+/* The declaration of key in a NULL-terminated table, or NULL. */
+const rs_param *rs_param_find(const rs_param *table, const char *key);
 
 #endif

@@ -3,8 +3,10 @@
  *
  * Entries keep where they came from ("presets/x.conf:12", "--set") so a bad
  * value is reported where the user wrote it.  Declarations are looked up in
- * the config's schema: rs_core_params plus every registry entry's params, or
- * one explicit table (generators).
+ * the config's schema: one explicit table (generators, tests), or a schema
+ * the caller supplies (sim/schema.c: the core parameters and every plug-in's,
+ * with the checks that need the registry).  This file depends on nothing but
+ * err.h: it is a bottom-layer helper.
  */
 #include "config.h"
 
@@ -15,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
-
 typedef struct entry {
     char *key;
     char *value;
@@ -26,40 +26,8 @@ typedef struct entry {
 struct rs_config {
     entry *v;
     size_t n, cap;
-    const rs_param *schema; /* NULL: core + all plug-ins */
-};
-
-const rs_param rs_core_params[] = {
-    { .key = "daemon", .type = RS_PT_STRING, .def = "kv",
-      .doc = "daemon model (rssim list daemon)" },
-    { .key = "alloc", .type = RS_PT_STRING, .def = "jemalloc",
-      .doc = "allocator model (rssim list allocator)" },
-    { .key = "cache", .type = RS_PT_STRING, .def = "lru",
-      .doc = "cache policy (rssim list cache)" },
-    { .key = "layout", .type = RS_PT_STRING, .def = "kv-map",
-      .doc = "object layout preset: which allocations an object makes (rssim list layout)" },
-    { .key = "trim", .type = RS_PT_STRING, .def = "periodic",
-      .doc = "trim policy (rssim list trim)" },
-    { .key = "seed", .type = RS_PT_INT, .def = "1",
-      .doc = "seed of every random stream of the run" },
-    { .key = "sample_interval", .type = RS_PT_DURATION, .def = "100ms",
-      .doc = "virtual time between two samples",
-      .range = "(0, )" },
-    { .key = "base_bytes", .type = RS_PT_SIZE, .def = "0",
-      .doc = "resident memory outside the cache (code, sessions, ...), added to rss" },
-    { .key = "run_tail", .type = RS_PT_DURATION, .def = "0",
-      .doc = "virtual time simulated after the last trace record (timers keep running)" },
-    { .key = "steady_from", .type = RS_PT_DOUBLE, .def = "0.5",
-      .doc = "fraction of the run after which samples count as steady state",
-      .range = "[0, 1)" },
-    { .key = "strict", .type = RS_PT_BOOL, .def = "false",
-      .doc = "a record the daemon cannot apply to its state (an op on an unknown inode, an "
-             "unlink of a missing dentry, a close without an open) stops the run with FILE:LINE "
-             "instead of being counted in the run's metrics" },
-    { .key = "alloc_tick_interval", .type = RS_PT_DURATION, .def = "100ms",
-      .doc = "virtual time between two calls of the allocator's advance (decay, scavenger, "
-             "background thread); 0 = never" },
-    { .key = NULL },
+    const rs_param *table;        /* one explicit table, or NULL */
+    const rs_config_schema *schema; /* used when table is NULL */
 };
 
 static char *dupstr(const char *s)
@@ -71,19 +39,26 @@ static char *dupstr(const char *s)
     return p;
 }
 
-int rs_config_new_with(rs_config **r_cfg, const rs_param *schema, rs_err *err)
+static int config_new(rs_config **r_cfg, const rs_param *table, const rs_config_schema *schema,
+                      rs_err *err)
 {
     rs_config *cfg = calloc(1, sizeof *cfg);
     if (!cfg)
         return rs_fail(err, RS_ENOMEM, "out of memory for a config");
+    cfg->table = table;
     cfg->schema = schema;
     *r_cfg = cfg;
     return 0;
 }
 
-int rs_config_new(rs_config **r_cfg, rs_err *err)
+int rs_config_new_with(rs_config **r_cfg, const rs_param *schema, rs_err *err)
 {
-    return rs_config_new_with(r_cfg, NULL, err);
+    return config_new(r_cfg, schema, NULL, err);
+}
+
+int rs_config_new_schema(rs_config **r_cfg, const rs_config_schema *schema, rs_err *err)
+{
+    return config_new(r_cfg, NULL, schema, err);
 }
 
 void rs_config_free(rs_config *cfg)
@@ -157,7 +132,7 @@ int rs_config_set(rs_config *cfg, const char *key, const char *value, rs_err *er
 int rs_config_clone(const rs_config *cfg, rs_config **r_copy, rs_err *err)
 {
     rs_config *c = NULL;
-    int rc = rs_config_new_with(&c, cfg->schema, err);
+    int rc = config_new(&c, cfg->table, cfg->schema, err);
     if (rc)
         return rc;
     for (size_t i = 0; i < cfg->n; i++) {
@@ -237,7 +212,7 @@ int rs_config_load_file(rs_config *cfg, const char *path, rs_err *err)
     return rc;
 }
 
-static const rs_param *find_in(const rs_param *table, const char *key)
+const rs_param *rs_param_find(const rs_param *table, const char *key)
 {
     for (const rs_param *p = table; p && p->key; p++)
         if (strcmp(p->key, key) == 0)
@@ -247,17 +222,9 @@ static const rs_param *find_in(const rs_param *table, const char *key)
 
 const rs_param *rs_config_param(const rs_config *cfg, const char *key)
 {
-    const rs_param *p;
-
-    if (cfg && cfg->schema)
-        return find_in(cfg->schema, key);
-    if ((p = find_in(rs_core_params, key)))
-        return p;
-    for (const rs_registry *const *reg = rs_registries; *reg; reg++)
-        for (size_t i = 0; i < (*reg)->count; i++)
-            if ((p = find_in(rs_registry_params(*reg, i), key)))
-                return p;
-    return NULL;
+    if (cfg->table)
+        return rs_param_find(cfg->table, key);
+    return cfg->schema ? cfg->schema->lookup(cfg->schema->ctx, key) : NULL;
 }
 
 /* ---- unit parsers ---------------------------------------------------- */
@@ -485,16 +452,9 @@ int rs_config_validate(const rs_config *cfg, rs_err *err)
         if (rs_param_check_range(p, e->value, why, sizeof why))
             return rs_fail(err, RS_EINPUT, "%s: bad value '%s' for key '%s': %s", e->origin,
                            e->value, e->key, why);
-        if (cfg->schema)
-            continue;
-        /* a key that picks a plug-in must name a registered one */
-        for (const rs_registry *const *reg = rs_registries; *reg; reg++) {
-            const void *ops;
-            if ((*reg)->key && strcmp((*reg)->key, e->key) == 0 &&
-                rs_registry_get(*reg, e->value, &ops, err))
-                return rs_err_prefix(err, "%s: key '%s'", e->origin, e->key);
-        }
     }
+    if (!cfg->table && cfg->schema && cfg->schema->check)
+        return cfg->schema->check(cfg->schema->ctx, cfg, err);
     return 0;
 }
 
@@ -507,6 +467,12 @@ void rs_config_at(const rs_config *cfg, size_t i, const char **r_key, const char
 {
     *r_key = cfg->v[i].key;
     *r_value = cfg->v[i].value;
+}
+
+const char *rs_config_origin(const rs_config *cfg, const char *key)
+{
+    const entry *e = find(cfg, key);
+    return e ? e->origin : "(default)";
 }
 
 const char *rs_config_raw(const rs_config *cfg, const char *key)
