@@ -54,6 +54,16 @@ const rs_registry *const rs_registries[] = {
     &rs_reg_trace_format, &rs_reg_gen, NULL,
 };
 
+const rs_registry *rs_registry_of_component(rs_component_kind kind)
+{
+    switch (kind) {
+    case RS_COMPONENT_CACHE: return &rs_reg_cache;
+    case RS_COMPONENT_LAYOUT: return &rs_reg_layout;
+    case RS_COMPONENT_TRIM: return &rs_reg_trim;
+    }
+    return NULL;
+}
+
 const char *rs_registry_name(const rs_registry *reg, size_t i)
 {
     return *(const char *const *)reg->entries[i];

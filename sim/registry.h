@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "../models/daemon/daemon.h"
 #include "base/config.h"
 
 typedef struct rs_registry {
@@ -31,6 +32,9 @@ extern const rs_registry rs_reg_trim;
 extern const rs_registry rs_reg_daemon;
 extern const rs_registry rs_reg_trace_format;
 extern const rs_registry rs_reg_gen;
+
+/* The registry of one component kind (cache, layout, trim). */
+const rs_registry *rs_registry_of_component(rs_component_kind kind);
 
 /* All registries, NULL-terminated, for the conformance test and `--help`. */
 extern const rs_registry *const rs_registries[];

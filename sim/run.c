@@ -8,7 +8,7 @@
 #include "../traces/trace.h"
 #include "alloc_tee.h"
 #include "engine.h"
-#include "registry.h"
+#include "schema.h"
 #include "sampler.h"
 
 /* The allocator's clock: advance() every alloc_tick_interval of virtual time. */
@@ -44,7 +44,7 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
 {
     rs_trace_writer *emit = NULL;
     rs_alloc_tee tee;
-    const void *dops = NULL, *aops = NULL;
+    rs_components parts;
     const rs_daemon_ops *daemon = NULL;
     rs_trace *tr = NULL;
     rs_engine eng;
@@ -55,11 +55,9 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     int rc;
 
     rs_engine_init(&eng);
-    if ((rc = rs_config_validate(cfg, err)) ||
-        (rc = rs_registry_get(&rs_reg_daemon, rs_config_string(cfg, "daemon"), &dops, err)) ||
-        (rc = rs_registry_get(&rs_reg_alloc, rs_config_string(cfg, "alloc"), &aops, err)))
+    if ((rc = rs_config_validate(cfg, err)) || (rc = rs_schema_resolve(cfg, &parts, err)))
         goto out;
-    daemon = dops;
+    daemon = parts.daemon;
     double steady_from = rs_config_double(cfg, "steady_from");
     uint64_t sample_ns = rs_config_duration_ns(cfg, "sample_interval");
     if ((rc = rs_trace_open(&tr, trace_path, err)))
@@ -69,7 +67,7 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
                      trace_path, rs_trace_daemon(tr), daemon->name, daemon->trace_daemon);
         goto out;
     }
-    alloc.ops = aops;
+    alloc.ops = parts.alloc;
     if ((rc = alloc.ops->create(cfg, &alloc.state, err))) {
         alloc.ops = NULL;
         goto out;
@@ -81,6 +79,7 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
         rs_alloc_tee_wrap(&alloc, &tee, emit);
     }
     rs_daemon_env env = { .cfg = cfg, .engine = &eng, .alloc = &alloc };
+    memcpy(env.parts, parts.parts, sizeof env.parts);
     if ((rc = daemon->create(&env, &dstate, err)))
         goto out;
     smp = (rs_sampler){

@@ -1,6 +1,7 @@
 /* schema.c — the run config's schema; see schema.h. */
 #include "schema.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "registry.h"
@@ -10,12 +11,6 @@ const rs_param rs_core_params[] = {
       .doc = "daemon model (rssim list daemon)" },
     { .key = "alloc", .type = RS_PT_STRING, .def = "jemalloc",
       .doc = "allocator model (rssim list allocator)" },
-    { .key = "cache", .type = RS_PT_STRING, .def = "lru",
-      .doc = "cache policy (rssim list cache)" },
-    { .key = "layout", .type = RS_PT_STRING, .def = "kv-map",
-      .doc = "object layout preset: which allocations an object makes (rssim list layout)" },
-    { .key = "trim", .type = RS_PT_STRING, .def = "periodic",
-      .doc = "trim policy (rssim list trim)" },
     { .key = "seed", .type = RS_PT_INT, .def = "1",
       .doc = "seed of every random stream of the run" },
     { .key = "sample_interval", .type = RS_PT_DURATION, .def = "100ms",
@@ -28,10 +23,6 @@ const rs_param rs_core_params[] = {
     { .key = "steady_from", .type = RS_PT_DOUBLE, .def = "0.5",
       .doc = "fraction of the run after which samples count as steady state",
       .range = "[0, 1)" },
-    { .key = "strict", .type = RS_PT_BOOL, .def = "false",
-      .doc = "a record the daemon cannot apply to its state (an op on an unknown inode, an "
-             "unlink of a missing dentry, a close without an open) stops the run with FILE:LINE "
-             "instead of being counted in the run's metrics" },
     { .key = "alloc_tick_interval", .type = RS_PT_DURATION, .def = "100ms",
       .doc = "virtual time between two calls of the allocator's advance (decay, scavenger, "
              "background thread); 0 = never" },
@@ -45,23 +36,168 @@ static const rs_param *lookup(const void *ctx, const char *key)
     for (const rs_registry *const *reg = rs_registries; !p && *reg; reg++)
         for (size_t i = 0; !p && i < (*reg)->count; i++)
             p = rs_param_find(rs_registry_params(*reg, i), key);
+    /* a slot's key ("cache", "layout", "trim", ...) of any daemon */
+    for (size_t i = 0; !p && i < rs_reg_daemon.count; i++) {
+        const rs_daemon_ops *d = rs_reg_daemon.entries[i];
+        for (const rs_daemon_slot *sl = d->slots; !p && sl && sl->param.key; sl++)
+            if (strcmp(sl->param.key, key) == 0)
+                p = &sl->param;
+    }
     return p;
 }
 
-/* A key that picks a plug-in must name a registered one. */
+/* The plug-in cfg's key names in reg (or def when unset), failing with the
+ * key and where it was set. */
+static int pick(const rs_config *cfg, const rs_registry *reg, const char *key, const char *def,
+                const void **r_ops, rs_err *err)
+{
+    const char *name = rs_config_raw(cfg, key);
+    if (rs_registry_get(reg, name ? name : def, r_ops, err))
+        return rs_err_prefix(err, "%s: key '%s'", rs_config_origin(cfg, key), key);
+    return 0;
+}
+
+int rs_schema_resolve(const rs_config *cfg, rs_components *r, rs_err *err)
+{
+    const void *ops;
+    int rc;
+
+    memset(r, 0, sizeof *r);
+    if ((rc = pick(cfg, &rs_reg_daemon, "daemon", rs_param_find(rs_core_params, "daemon")->def,
+                   &ops, err)))
+        return rc;
+    r->daemon = ops;
+    if ((rc = pick(cfg, &rs_reg_alloc, "alloc", rs_param_find(rs_core_params, "alloc")->def,
+                   &ops, err)))
+        return rc;
+    r->alloc = ops;
+    for (const rs_daemon_slot *sl = r->daemon->slots; sl && sl->param.key; sl++) {
+        size_t i = (size_t)(sl - r->daemon->slots);
+        if (i >= RS_DAEMON_MAX_SLOTS)
+            return rs_fail(err, RS_EINTERNAL, "daemon '%s' has more than %d slots", r->daemon->name,
+                           RS_DAEMON_MAX_SLOTS);
+        if ((rc = pick(cfg, rs_registry_of_component(sl->kind), sl->param.key, sl->param.def,
+                       &r->parts[i], err)))
+            return rc;
+        r->nparts = i + 1;
+    }
+    return 0;
+}
+
+/* Is key read by the run cfg describes (core, daemon, allocator, a slot's
+ * key or the params of the plug-in it chose)? */
+static int used(const rs_components *c, const char *key)
+{
+    if (strcmp(key, "alloc_tick_interval") == 0)
+        return c->alloc->advance != NULL; /* the allocator's clock: only one that has advance */
+    if (rs_param_find(rs_core_params, key) || rs_param_find(c->daemon->params, key) ||
+        rs_param_find(c->alloc->params, key))
+        return 1;
+    for (size_t i = 0; i < c->nparts; i++) {
+        const rs_daemon_slot *sl = &c->daemon->slots[i];
+        const rs_registry *reg = rs_registry_of_component(sl->kind);
+        if (strcmp(sl->param.key, key) == 0)
+            return 1;
+        for (size_t j = 0; j < reg->count; j++)
+            if (reg->entries[j] == c->parts[i] && rs_param_find(rs_registry_params(reg, j), key))
+                return 1;
+    }
+    return 0;
+}
+
+/* Who reads key, for the message: "trim policy 'mds-tick'", "daemon 'mds'". */
+static void reader_of(const char *key, char *buf, size_t n)
+{
+    for (const rs_registry *const *reg = rs_registries; *reg; reg++)
+        for (size_t i = 0; i < (*reg)->count; i++)
+            if (rs_param_find(rs_registry_params(*reg, i), key)) {
+                snprintf(buf, n, "%s '%s'", (*reg)->kind, rs_registry_name(*reg, i));
+                return;
+            }
+    for (size_t i = 0; i < rs_reg_daemon.count; i++) {
+        const rs_daemon_ops *d = rs_reg_daemon.entries[i];
+        for (const rs_daemon_slot *sl = d->slots; sl && sl->param.key; sl++)
+            if (strcmp(sl->param.key, key) == 0) {
+                snprintf(buf, n, "daemon '%s', where it picks a component", d->name);
+                return;
+            }
+    }
+    snprintf(buf, n, "no plug-in");
+}
+
+/* The preset a config came from, from where its daemon key was set. */
+static void preset_of(const rs_config *cfg, char *buf, size_t n)
+{
+    const char *o = rs_config_origin(cfg, "daemon");
+    const char *slash = strrchr(o, '/');
+    const char *base = slash ? slash + 1 : o;
+    const char *dot = strstr(base, ".conf:");
+    if (!rs_config_raw(cfg, "daemon") || !dot) {
+        snprintf(buf, n, "%s", "");
+        return;
+    }
+    snprintf(buf, n, " (preset %.*s)", (int)(dot - base), base);
+}
+
+/* Every plug-in name must exist, and every key must be read by this run. */
 static int check(const void *ctx, const rs_config *cfg, rs_err *err)
 {
     (void)ctx;
-    for (const rs_registry *const *reg = rs_registries; *reg; reg++) {
-        const char *name;
-        const void *ops;
-        if (!(*reg)->key || !(name = rs_config_raw(cfg, (*reg)->key)))
+    rs_components c;
+    int rc;
+
+    if ((rc = rs_schema_resolve(cfg, &c, err)))
+        return rc;
+    for (size_t i = 0; i < rs_config_count(cfg); i++) {
+        const char *key, *value;
+        rs_config_at(cfg, i, &key, &value);
+        if (used(&c, key))
             continue;
-        if (rs_registry_get(*reg, name, &ops, err))
-            return rs_err_prefix(err, "%s: key '%s'", rs_config_origin(cfg, (*reg)->key),
-                                 (*reg)->key);
+        char who[160], preset[96];
+        reader_of(key, who, sizeof who);
+        preset_of(cfg, preset, sizeof preset);
+        return rs_fail(err, RS_EINPUT,
+                       "%s: key '%s' is not used by daemon %s%s with alloc=%s (it is read by %s; "
+                       "'rssim list daemon' shows what each daemon reads)",
+                       rs_config_origin(cfg, key), key, c.daemon->name, preset, c.alloc->name, who);
     }
     return 0;
+}
+
+int rs_schema_prune(rs_config *cfg, void (*note)(void *ctx, const char *key, const char *origin),
+                    void *ctx, rs_err *err)
+{
+    rs_components c;
+    int rc, chosen = !rs_config_from_file(cfg, "daemon") && rs_config_raw(cfg, "daemon");
+
+    if ((rc = rs_schema_resolve(cfg, &c, err)))
+        return rc;
+    chosen |= !rs_config_from_file(cfg, "alloc") && rs_config_raw(cfg, "alloc");
+    for (size_t i = 0; i < c.nparts; i++) {
+        const char *k = c.daemon->slots[i].param.key;
+        chosen |= !rs_config_from_file(cfg, k) && rs_config_raw(cfg, k);
+    }
+    if (!chosen)
+        return 0;
+    for (size_t i = 0; i < rs_config_count(cfg);) {
+        const char *key, *value;
+        rs_config_at(cfg, i, &key, &value);
+        if (!rs_config_from_file(cfg, key) || used(&c, key) || !rs_config_param(cfg, key)) {
+            i++;
+            continue;
+        }
+        if (note)
+            note(ctx, key, rs_config_origin(cfg, key));
+        rs_config_unset(cfg, key);
+    }
+    return 0;
+}
+
+int rs_schema_finish(rs_config *cfg, void (*note)(void *ctx, const char *key, const char *origin),
+                     void *ctx, rs_err *err)
+{
+    int rc = rs_schema_prune(cfg, note, ctx, err);
+    return rc ? rc : rs_config_validate(cfg, err);
 }
 
 static const rs_config_schema run_schema = { .lookup = lookup, .check = check };

@@ -104,7 +104,7 @@ int rs_grid_point_config(const rs_grid *g, const rs_config *base, int64_t point,
     for (int k = 0; k < g->nkeys && !rc; k++)
         rc = rs_config_set(cfg, g->keys[k], g->values[k][rs_grid_value_index(g, point, k)], err);
     if (!rc)
-        rc = rs_config_validate(cfg, err);
+        rc = rs_schema_finish(cfg, NULL, NULL, err);
     if (rc) {
         rs_config_free(cfg);
         return rc;

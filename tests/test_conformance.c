@@ -397,7 +397,8 @@ static void check_daemon(const rs_daemon_ops *d)
         rs_run_stats rst;
         rs_config_set(cfg, "daemon", d->name, &err);
         rs_config_set(cfg, "alloc", rs_registry_name(&rs_reg_alloc, a), &err);
-        rs_config_set(cfg, "kv_cache_limit", "1M", &err);
+        if (!strcmp(d->name, "kv"))
+            rs_config_set(cfg, "kv_cache_limit", "1M", &err);
         rs_result_init(&res);
         int rc = rs_run_execute(path, cfg, &res, &rst, &err);
         CHECK_MSG(rc == 0, "%s on %s: %s", d->name, rs_registry_name(&rs_reg_alloc, a), err.msg);

@@ -409,7 +409,8 @@ static void test_ideal_identity(void)
         rs_result res;
         rs_err err;
         const char *kv[] = { "layout=mds-luminous", trims[i], recalls[i], "mds_cache_memory_limit=400K",
-                             "mds_tick_interval=1s", "mds_min_caps_per_client=5",
+                             i == 0 ? "mds_tick_interval=1s" : "mds_cache_trim_interval=1s",
+                             "mds_min_caps_per_client=5",
                              "mds_recall_max_caps=50", "mds_request_bytes=4K",
                              "mds_journal_event_bytes=2K", "base_bytes=3M",
                              "sample_interval=50ms", "run_tail=5s", NULL };

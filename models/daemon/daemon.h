@@ -2,9 +2,13 @@
  * daemon.h — the daemon-model plug-in interface.
  *
  * A daemon model turns trace records into cache objects, pins and trims.  It
- * owns its cache policy, layout and trim policy (built from the run's config
- * through the registries); the allocator is the run's, shared with anything
- * else the process allocates.  stats() is what the sampler reads.
+ * declares the components it is built from (slots: a cache policy, a layout,
+ * a trim policy, each chosen by a config key with a default) and is handed
+ * the chosen plug-ins' ops tables; it never searches the registry.  The
+ * allocator is the run's, shared with anything else the process allocates.
+ * The keys a run may set are the core keys, the daemon's params, its slots'
+ * keys and the params of the plug-ins they chose and of the allocator: any
+ * other key is refused (sim/schema.c).  stats() is what the sampler reads.
  */
 #ifndef RS_DAEMON_H
 #define RS_DAEMON_H
@@ -19,10 +23,29 @@
 #include "../alloc/alloc.h"
 #include "../trim/trim.h"
 
+/* The kinds of component a daemon can be built from. */
+typedef enum rs_component_kind {
+    RS_COMPONENT_CACHE,  /* rs_cache_ops */
+    RS_COMPONENT_LAYOUT, /* rs_layout_ops */
+    RS_COMPONENT_TRIM,   /* rs_trim_ops */
+} rs_component_kind;
+
+/* One component a daemon uses: the key choosing it (type string, default
+ * plug-in and doc in param) and its kind.  Tables end with param.key NULL. */
+typedef struct rs_daemon_slot {
+    rs_param param;
+    rs_component_kind kind;
+} rs_daemon_slot;
+
+#define RS_DAEMON_MAX_SLOTS 8
+
 typedef struct rs_daemon_env {
     const rs_config *cfg; /* validated */
     rs_engine *engine;
     rs_alloc *alloc;
+    /* parts[i]: the ops table (rs_cache_ops, rs_layout_ops or rs_trim_ops,
+     * per slots[i].kind) the run chose for the daemon's slots[i]. */
+    const void *parts[RS_DAEMON_MAX_SLOTS];
 } rs_daemon_env;
 
 typedef struct rs_daemon_stats {
@@ -40,6 +63,7 @@ typedef struct rs_daemon_ops {
     const char *name;          /* "kv", later "mds", "osd" */
     const char *doc;
     const rs_param *params;
+    const rs_daemon_slot *slots; /* the components it is built from; may be NULL */
     const char *trace_daemon;  /* the trace header's daemon kind it replays */
 
     int (*create)(const rs_daemon_env *env, void **r_state, rs_err *err);

@@ -13,7 +13,6 @@
 #include "../cache/cache.h"
 #include "../cache/lookahead.h"
 #include "../layout/objects.h"
-#include "../../sim/registry.h"
 #include "daemon.h"
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
@@ -255,9 +254,22 @@ static void kv_destroy(void *state)
     free(k);
 }
 
+enum { SLOT_CACHE, SLOT_LAYOUT, SLOT_TRIM };
+static const rs_daemon_slot slots[] = {
+    [SLOT_CACHE] = { { .key = "cache", .type = RS_PT_STRING, .def = "lru",
+                       .doc = "cache policy: which object goes next (rssim list cache)" },
+                     RS_COMPONENT_CACHE },
+    [SLOT_LAYOUT] = { { .key = "layout", .type = RS_PT_STRING, .def = "kv-map",
+                        .doc = "the allocations an object makes (rssim list layout)" },
+                      RS_COMPONENT_LAYOUT },
+    [SLOT_TRIM] = { { .key = "trim", .type = RS_PT_STRING, .def = "periodic",
+                      .doc = "when the cache is trimmed (rssim list trim)" },
+                    RS_COMPONENT_TRIM },
+    { { .key = NULL }, 0 },
+};
+
 static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
 {
-    const void *ops;
     int rc;
     kv *k = calloc(1, sizeof *k);
 
@@ -269,16 +281,16 @@ static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     k->target = (rs_trim_target){
         .ctx = k, .used_bytes = used_bytes, .limit_bytes = limit_bytes, .trim_to = trim_to,
     };
-    if ((rc = rs_objects_init(&k->objs, env->cfg, env->alloc, err)) ||
-        (rc = rs_registry_get(&rs_reg_cache, rs_config_string(env->cfg, "cache"), &ops, err)))
+    if ((rc = rs_objects_init(&k->objs, env->parts[SLOT_LAYOUT], env->cfg, env->alloc, err)))
         goto fail;
-    k->cache.ops = ops;
+    k->cache.ops = env->parts[SLOT_CACHE];
     if ((rc = k->cache.ops->create(env->cfg, &k->cache.state, err))) {
         k->cache.ops = NULL;
         goto fail;
     }
     if ((rc = rs_idmap_init(&k->keys, 1024, err)) ||
-        (rc = rs_trim_create(env->cfg, env->engine, &k->target, &k->trim_stats, &k->trim, err)))
+        (rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &k->target,
+                             &k->trim_stats, &k->trim, err)))
         goto fail;
     *r_state = k;
     return 0;
@@ -306,6 +318,7 @@ const rs_daemon_ops rs_daemon_kv = {
     .name = "kv",
     .doc = "key/size cache: GET hit touches, miss inserts; SET inserts; DEL removes; PIN/UNPIN",
     .params = params,
+    .slots = slots,
     .trace_daemon = "kv",
     .create = kv_create,
     .destroy = kv_destroy,

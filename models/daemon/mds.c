@@ -40,7 +40,6 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
-#include "../../sim/registry.h"
 #include "../cache/lookahead.h"
 #include "../cache/lru_mid.h"
 #include "../layout/mds_layout.h"
@@ -146,6 +145,14 @@ typedef struct mds {
 } mds;
 
 static const rs_param params[] = {
+    { .key = "mds_cache_mid", .type = RS_PT_DOUBLE, .def = "0.7",
+      .doc = "LRU midpoint: the fraction of unpinned items kept in the top list; new items "
+             "enter below it (Ceph mds_cache_mid, v15 default 0.7)",
+      .range = "[0, 1]" },
+    { .key = "strict", .type = RS_PT_BOOL, .def = "false",
+      .doc = "a record the MDS cannot apply to its state (an op on an unknown inode, an unlink of a "
+             "missing dentry, a close without an open) stops the run with FILE:LINE instead of "
+             "being counted in the run's metrics" },
     { .key = "mds_cache_memory_limit", .type = RS_PT_SIZE, .def = "4G",
       .doc = "the limit on the mds_co mempool bytes (v15 default 4 GiB; 1 GiB in Luminous)",
       .range = "(0, )" },
@@ -993,6 +1000,18 @@ static int read_params(mds *m, const rs_config *cfg, rs_err *err)
     return 0;
 }
 
+enum { SLOT_LAYOUT, SLOT_TRIM };
+static const rs_daemon_slot slots[] = {
+    [SLOT_LAYOUT] = { { .key = "layout", .type = RS_PT_STRING, .def = "mds-octopus",
+                        .doc = "CInode/CDentry/CDir/Capability sizes of one Ceph version "
+                               "(mds-luminous, mds-pr19954, mds-octopus)" },
+                      RS_COMPONENT_LAYOUT },
+    [SLOT_TRIM] = { { .key = "trim", .type = RS_PT_STRING, .def = "mds-upkeep",
+                      .doc = "when the cache is trimmed: mds-tick (Luminous), mds-upkeep (v14+)" },
+                    RS_COMPONENT_TRIM },
+    { { .key = NULL }, 0 },
+};
+
 static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
 {
     mds *m = calloc(1, sizeof *m);
@@ -1008,7 +1027,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     rs_lru_mid_init(&m->lru, rs_config_double(env->cfg, "mds_cache_mid"));
     rs_lru_mid_init(&m->bottom, 0.0);
     if ((rc = read_params(m, env->cfg, err)) ||
-        (rc = rs_objects_init(&m->objs, env->cfg, env->alloc, err)))
+        (rc = rs_objects_init(&m->objs, env->parts[SLOT_LAYOUT], env->cfg, env->alloc, err)))
         goto fail;
     m->sizes = rs_mds_layout_sizes(m->objs.layout.ops);
     m->mds_layout = m->sizes != NULL;
@@ -1021,7 +1040,8 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     if ((rc = rs_idmap_init(&m->inos, 1024, err)) ||
         (rc = ns_add(m, ROOT_INO, NIL, 0, 1, &root, err)) ||
         (rc = open_dirfrag(m, root, T_DISPATCH, 0, err)) ||
-        (rc = rs_trim_create(env->cfg, env->engine, &m->target, &m->trim_stats, &m->trim, err)))
+        (rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &m->target,
+                             &m->trim_stats, &m->trim, err)))
         goto fail;
     release_ns = rs_config_duration_ns(env->cfg, "mds_cache_release_free_interval");
     if (release_ns &&
@@ -1088,6 +1108,7 @@ const rs_daemon_ops rs_daemon_mds = {
     .doc = "CephFS MDS: namespace of CDir/CDentry/CInode, Ceph's midpoint LRU, client caps "
            "with recall, Luminous or Octopus trim timing (trim = mds-tick | mds-upkeep)",
     .params = params,
+    .slots = slots,
     .trace_daemon = "mds",
     .create = mds_create,
     .destroy = mds_destroy,

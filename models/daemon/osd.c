@@ -176,6 +176,11 @@ typedef struct osd {
 } osd;
 
 static const rs_param params[] = {
+    { .key = "osd_memory_base", .type = RS_PT_SIZE, .def = "768M",
+      .doc = "estimate of the OSD's memory outside its caches (768 MiB): resident base, and "
+             "autotune's floor" },
+    { .key = "strict", .type = RS_PT_BOOL, .def = "false",
+      .doc = "a record the osd cannot apply stops the run with FILE:LINE instead of being counted" },
     { .key = "bluestore_cache_size", .type = RS_PT_SIZE, .def = "3G",
       .doc = "BlueStore cache size (bluestore_cache_size_ssd 3 GiB; _hdd 1 GiB); on-insert and periodic trims" },
     { .key = "bluestore_cache_meta_ratio", .type = RS_PT_DOUBLE, .def = "0.01",
@@ -1328,11 +1333,21 @@ static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
     return rc;
 }
 
+/* Provisional: the trim slot picks the mode by name (see create). */
+static const rs_daemon_slot slots[] = {
+    { { .key = "trim", .type = RS_PT_STRING, .def = "periodic",
+        .doc = "BlueStore trim: periodic (Luminous MempoolThread), on-insert (v15 trim-on-add), "
+               "autotune (v15 PriorityCache)" },
+      RS_COMPONENT_TRIM },
+    { { .key = NULL }, 0 },
+};
+
 const rs_daemon_ops rs_daemon_osd = {
     .name = "osd",
     .doc = "BlueStore OSD: onode LRU + buffer 2Q in shards, Luminous/Octopus/autotune trimming, "
            "op shards and workers (IOPS, latency)",
     .params = params,
+    .slots = slots,
     .trace_daemon = "osd",
     .create = osd_create,
     .destroy = osd_destroy,

@@ -5,21 +5,20 @@
 #include <string.h>
 
 #include "../../sim/base/mem.h"
-#include "../../sim/registry.h"
 
 #define FREE_SLOT UINT32_MAX
 
-int rs_objects_init(rs_objects *o, const rs_config *cfg, rs_alloc *alloc, rs_err *err)
+int rs_objects_init(rs_objects *o, const rs_layout_ops *layout, const rs_config *cfg,
+                    rs_alloc *alloc, rs_err *err)
 {
-    const void *ops;
     int rc;
 
     memset(o, 0, sizeof *o);
-    if ((rc = rs_registry_get(&rs_reg_layout, rs_config_string(cfg, "layout"), &ops, err)))
+    o->layout.ops = layout;
+    if ((rc = o->layout.ops->create(cfg, &o->layout.state, err))) {
+        o->layout.ops = NULL;
         return rc;
-    o->layout.ops = ops;
-    if ((rc = o->layout.ops->create(cfg, &o->layout.state, err)))
-        return rc;
+    }
     o->alloc = alloc;
     o->max_parts = o->layout.ops->max_parts;
     o->free_head = FREE_SLOT;

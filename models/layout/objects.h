@@ -41,8 +41,9 @@ typedef struct rs_objects {
     uint64_t untracked_bytes; /* untracked parts of live objects */
 } rs_objects;
 
-/* Build the layout named by cfg's "layout" key; alloc is borrowed. */
-int rs_objects_init(rs_objects *o, const rs_config *cfg, rs_alloc *alloc, rs_err *err);
+/* Build the layout ops for cfg; alloc is borrowed. */
+int rs_objects_init(rs_objects *o, const rs_layout_ops *layout, const rs_config *cfg,
+                    rs_alloc *alloc, rs_err *err);
 /* Drop the table.  Live objects are not freed one by one: their allocations
  * belong to the run's allocator, which is destroyed with the run. */
 void rs_objects_release(rs_objects *o);

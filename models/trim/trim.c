@@ -1,19 +1,16 @@
-/* trim.c — build the trim policy a config names; see trim.h. */
+/* trim.c — build and destroy a trim policy; see trim.h. */
 #include "trim.h"
 
-#include "../../sim/registry.h"
-
-int rs_trim_create(const rs_config *cfg, rs_engine *eng, const rs_trim_target *tgt,
-                   rs_trim_stats *stats, rs_trim *r_trim, rs_err *err)
+int rs_trim_create(const rs_trim_ops *ops, const rs_config *cfg, rs_engine *eng,
+                   const rs_trim_target *tgt, rs_trim_stats *stats, rs_trim *r_trim,
+                   rs_err *err)
 {
-    const void *ops;
-    int rc = rs_registry_get(&rs_reg_trim, rs_config_string(cfg, "trim"), &ops, err);
-    if (rc)
-        return rc;
     r_trim->ops = ops;
-    return r_trim->ops->create(cfg, eng, tgt, stats, &r_trim->state, err);
+    int rc = ops->create(cfg, eng, tgt, stats, &r_trim->state, err);
+    if (rc)
+        r_trim->ops = NULL;
+    return rc;
 }
-
 void rs_trim_destroy(rs_trim *trim)
 {
     if (trim->ops)

@@ -71,9 +71,10 @@ static inline uint64_t rs_trim_apply(const rs_trim_target *tgt, rs_trim_stats *s
     return items;
 }
 
-/* Create the policy named by cfg's "trim" key. */
-int rs_trim_create(const rs_config *cfg, rs_engine *eng, const rs_trim_target *tgt,
-                   rs_trim_stats *stats, rs_trim *r_trim, rs_err *err);
+/* Create the policy ops for tgt (r_trim->ops is NULL after a failure). */
+int rs_trim_create(const rs_trim_ops *ops, const rs_config *cfg, rs_engine *eng,
+                   const rs_trim_target *tgt, rs_trim_stats *stats, rs_trim *r_trim,
+                   rs_err *err);
 void rs_trim_destroy(rs_trim *trim);
 
 #endif

@@ -21,6 +21,7 @@ typedef struct entry {
     char *key;
     char *value;
     char *origin; /* "file:line" or "--set", for messages */
+    int from_file; /* set by rs_config_load_file (a preset), not by the user */
 } entry;
 
 struct rs_config {
@@ -83,7 +84,7 @@ static entry *find(const rs_config *cfg, const char *key)
 }
 
 static int set_origin(rs_config *cfg, const char *key, const char *value,
-                      const char *origin, rs_err *err)
+                      const char *origin, int from_file, rs_err *err)
 {
     entry *e = find(cfg, key);
     char *v = dupstr(value), *o = dupstr(origin ? origin : "--set");
@@ -98,6 +99,7 @@ static int set_origin(rs_config *cfg, const char *key, const char *value,
         free(e->origin);
         e->value = v;
         e->origin = o;
+        e->from_file = from_file;
         return 0;
     }
     if (cfg->n == cfg->cap) {
@@ -120,13 +122,14 @@ static int set_origin(rs_config *cfg, const char *key, const char *value,
     }
     e->value = v;
     e->origin = o;
+    e->from_file = from_file;
     cfg->n++;
     return 0;
 }
 
 int rs_config_set(rs_config *cfg, const char *key, const char *value, rs_err *err)
 {
-    return set_origin(cfg, key, value, "--set", err);
+    return set_origin(cfg, key, value, "--set", 0, err);
 }
 
 int rs_config_clone(const rs_config *cfg, rs_config **r_copy, rs_err *err)
@@ -136,7 +139,7 @@ int rs_config_clone(const rs_config *cfg, rs_config **r_copy, rs_err *err)
     if (rc)
         return rc;
     for (size_t i = 0; i < cfg->n; i++) {
-        rc = set_origin(c, cfg->v[i].key, cfg->v[i].value, cfg->v[i].origin, err);
+        rc = set_origin(c, cfg->v[i].key, cfg->v[i].value, cfg->v[i].origin, cfg->v[i].from_file, err);
         if (rc) {
             rs_config_free(c);
             return rc;
@@ -157,7 +160,7 @@ static char *strip(char *s)
     return s;
 }
 
-static int set_line(rs_config *cfg, char *line, const char *origin, rs_err *err)
+static int set_line(rs_config *cfg, char *line, const char *origin, int from_file, rs_err *err)
 {
     char *eq = strchr(line, '=');
     if (!eq)
@@ -168,7 +171,7 @@ static int set_line(rs_config *cfg, char *line, const char *origin, rs_err *err)
         return rs_fail(err, RS_EINPUT, "%s: empty key before '='", origin);
     if (!*value)
         return rs_fail(err, RS_EINPUT, "%s: empty value for key '%s'", origin, key);
-    return set_origin(cfg, key, value, origin, err);
+    return set_origin(cfg, key, value, origin, from_file, err);
 }
 
 int rs_config_set_kv(rs_config *cfg, const char *kv, const char *origin, rs_err *err)
@@ -177,7 +180,7 @@ int rs_config_set_kv(rs_config *cfg, const char *kv, const char *origin, rs_err 
     if (strlen(kv) >= sizeof buf)
         return rs_fail(err, RS_EINPUT, "%s: setting too long: '%.40s...'", origin, kv);
     snprintf(buf, sizeof buf, "%s", kv);
-    return set_line(cfg, buf, origin ? origin : "--set", err);
+    return set_line(cfg, buf, origin ? origin : "--set", 0, err);
 }
 
 int rs_config_load_file(rs_config *cfg, const char *path, rs_err *err)
@@ -202,7 +205,7 @@ int rs_config_load_file(rs_config *cfg, const char *path, rs_err *err)
         char *s = strip(line);
         if (!*s)
             continue;
-        rc = set_line(cfg, s, origin, err);
+        rc = set_line(cfg, s, origin, 1, err);
         if (rc)
             break;
     }
@@ -467,6 +470,25 @@ void rs_config_at(const rs_config *cfg, size_t i, const char **r_key, const char
 {
     *r_key = cfg->v[i].key;
     *r_value = cfg->v[i].value;
+}
+
+int rs_config_from_file(const rs_config *cfg, const char *key)
+{
+    const entry *e = find(cfg, key);
+    return e && e->from_file;
+}
+
+void rs_config_unset(rs_config *cfg, const char *key)
+{
+    entry *e = find(cfg, key);
+    if (!e)
+        return;
+    free(e->key);
+    free(e->value);
+    free(e->origin);
+    size_t i = (size_t)(e - cfg->v);
+    memmove(e, e + 1, (cfg->n - i - 1) * sizeof *e);
+    cfg->n--;
 }
 
 const char *rs_config_origin(const rs_config *cfg, const char *key)

@@ -27,6 +27,7 @@
 #include "../base/result.h"
 #include "../run.h"
 #include "../store.h"
+#include "../schema.h"
 #include "cli.h"
 
 #define MAX_SETS 256
@@ -167,7 +168,7 @@ static int run_side(calib_ctx *cc, const char *value, int side, double *r_m, rs_
     if ((rc = rs_config_clone(cc->base, &cfg, err)) ||
         (rc = rs_config_set(cfg, cc->key, value, err)) ||
         (rc = rs_config_set(cfg, cc->key2, cc->ab[side], err)) ||
-        (rc = rs_config_validate(cfg, err)))
+        (rc = rs_schema_finish(cfg, NULL, NULL, err)))
         goto out;
     if (cc->st) {
         snprintf(label, sizeof label, "calibrate %s=%s %s=%s", cc->key, value, cc->key2, cc->ab[side]);
@@ -315,7 +316,7 @@ static int check_corners(const calib_ctx *cc, const rs_calibrate_opts *o, rs_err
         if ((rc = rs_config_clone(cc->base, &cfg, err)) ||
             (rc = rs_config_set(cfg, cc->key, value, err)) ||
             (rc = rs_config_set(cfg, cc->key2, cc->ab[i % 2], err)) ||
-            (rc = rs_config_validate(cfg, err))) {
+            (rc = rs_schema_finish(cfg, NULL, NULL, err))) {
             rs_config_free(cfg);
             return rc;
         }

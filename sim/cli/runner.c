@@ -47,6 +47,13 @@ int rs_cli_check_input(const char *path, rs_err *err)
     return 0;
 }
 
+static void note_dropped(void *ctx, const char *key, const char *origin)
+{
+    (void)ctx;
+    fprintf(stderr, "rssim: note: %s: key '%s' is not read with the plug-ins chosen; left out of "
+            "the run\n", origin, key);
+}
+
 int rs_cli_build_config(const char *preset, char *const *sets, int nsets,
                         rs_config **r_cfg, rs_err *err)
 {
@@ -62,7 +69,7 @@ int rs_cli_build_config(const char *preset, char *const *sets, int nsets,
     for (int i = 0; i < nsets; i++)
         if ((rc = rs_config_set_kv(cfg, sets[i], "--set", err)))
             goto fail;
-    if ((rc = rs_config_validate(cfg, err)))
+    if ((rc = rs_schema_finish(cfg, note_dropped, NULL, err)))
         goto fail;
     *r_cfg = cfg;
     return 0;
