@@ -81,6 +81,14 @@ typedef struct rs_alloc_ops {
      * locates it (a page map entry), stage 1 (later) what that points to.
      * Never changes state. */
     void (*prefetch)(const void *state, rs_addr addr, int stage);
+
+    /* What makes one allocator special is declared here, never tested by
+     * name.  reports_heap: the daemon can read the heap's mapped bytes from
+     * the allocator, as Ceph's PriorityCache reads tcmalloc's
+     * (MallocExtension generic.heap_size - tcmalloc.pageheap_unmapped_bytes;
+     * Ceph src/common/PriorityCache.cc Manager::tune_memory); without it autotune has no
+     * feedback. */
+    int reports_heap;
 } rs_alloc_ops;
 
 /* The ordering every model keeps (see the top of this file). */

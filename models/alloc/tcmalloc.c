@@ -1491,6 +1491,7 @@ const rs_alloc_ops rs_alloc_tcmalloc = {
     .release = tc_release,
     .stats = tc_stats,
     .prefetch = tc_prefetch,
+    .reports_heap = 1,
 };
 
 /* ---- test helpers ------------------------------------------------------ */

@@ -1199,7 +1199,6 @@ static int configure(osd *o, const rs_config *cfg, rs_err *err)
     if (o->mode == MODE_AUTOTUNE && (!o->resize_ns || !o->balance_ns))
         return rs_fail(err, RS_EINPUT, "autotune intervals ('osd_memory_cache_resize_interval', "
                        "'bluestore_cache_autotune_interval') must be > 0");
-    o->tcmalloc = !strcmp(rs_config_string(cfg, "alloc"), "tcmalloc");
     return 0;
 }
 
@@ -1215,6 +1214,7 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     o->clog_stride = 1;
     if ((rc = configure(o, env->cfg, err)))
         goto fail;
+    o->tcmalloc = env->alloc->ops->reports_heap;
     o->timer_thread = o->nos; /* the MempoolThread frees on a thread of its own */
     o->cs = calloc(o->ncs, sizeof *o->cs);
     o->os = calloc(o->nos, sizeof *o->os);
