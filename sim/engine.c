@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "../traces/readahead.h"
 
 static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err);
 
@@ -94,8 +93,9 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
     return 0;
 }
 
-static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
-               rs_prefetch_fn prefetch, void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err)
+int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
+                  rs_prefetch_fn prefetch, void *ctx, uint64_t tail_ns, uint64_t *r_end_ns,
+                  rs_err *err)
 {
     enum { N = RS_ENGINE_LOOKAHEAD, MASK = N - 1, MID = N / 2, NEAR = N / 4 };
     _Static_assert((N & MASK) == 0, "lookahead must be a power of two");
@@ -106,8 +106,8 @@ static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
     uint64_t last_ns = 0, head = 0, tail = 0; /* records [head, tail) are buffered */
     int read_rc = 1, rc;
 
-    while (tail - head < N && (read_rc = rs_readahead_next(ra, &ring[tail & MASK], &read_err)) == 1) {
-        line[tail & MASK] = rs_readahead_line(ra);
+    while (tail - head < N && (read_rc = src->next(src->ctx, &ring[tail & MASK], &read_err)) == 1) {
+        line[tail & MASK] = src->line(src->ctx);
         memo[tail & MASK] = (rs_memo){ { 0, 0 } };
         if (prefetch)
             prefetch(ctx, &ring[tail & MASK], &memo[tail & MASK], 0);
@@ -132,12 +132,12 @@ static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
         eng->events++;
         if ((rc = on_rec(ctx, rec, &memo[head & MASK], err))) {
             if (rc == RS_EINPUT)
-                rs_err_prefix(err, "%s:%llu", rs_trace_path(tr), (unsigned long long)line[head & MASK]);
+                rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
             return rc;
         }
         head++;
-        if (read_rc == 1 && (read_rc = rs_readahead_next(ra, &ring[tail & MASK], &read_err)) == 1) {
-            line[tail & MASK] = rs_readahead_line(ra);
+        if (read_rc == 1 && (read_rc = src->next(src->ctx, &ring[tail & MASK], &read_err)) == 1) {
+            line[tail & MASK] = src->line(src->ctx);
             memo[tail & MASK] = (rs_memo){ { 0, 0 } };
             if (prefetch)
                 prefetch(ctx, &ring[tail & MASK], &memo[tail & MASK], 0);
@@ -167,18 +167,4 @@ static int run(rs_engine *eng, rs_trace *tr, rs_readahead *ra, rs_rec_fn on_rec,
     if (r_end_ns)
         *r_end_ns = end_ns;
     return 0;
-}
-
-/* The trace is decoded on a second thread (traces/readahead.h) while this
- * one runs the models. */
-int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn prefetch,
-                  void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err)
-{
-    rs_readahead *ra;
-    int rc = rs_readahead_start(&ra, tr, err);
-    if (rc)
-        return rc;
-    rc = run(eng, tr, ra, on_rec, prefetch, ctx, tail_ns, r_end_ns, err);
-    rs_readahead_stop(ra);
-    return rc;
 }

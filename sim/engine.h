@@ -1,8 +1,9 @@
 /*
  * engine.h — the virtual clock and the run loop.
  *
- * The engine merges a time-ordered record stream (a trace, read one record
- * at a time) with the event calendar (timers: trim, sample, release...).
+ * The engine merges a time-ordered record stream (an rs_rec_source: the
+ * caller decides where records come from, and runs any reader thread; the
+ * engine starts none) with the event calendar (timers: trim, sample, release...).
  * Records are never pushed into the heap: the loop compares the next record's
  * time with the heap head and takes the earlier, timers first on a tie (a
  * trim due at t happens before the operation at t).  Records are read
@@ -18,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "../traces/trace.h"
+#include "../traces/source.h"
 #include "base/err.h"
 #include "evq.h"
 
@@ -80,11 +81,12 @@ void rs_engine_release_hold(rs_engine *eng);
 /* Stop the run with an error; for timer callbacks, which return nothing. */
 void rs_engine_abort(rs_engine *eng, const rs_err *why);
 
-/* Run tr to its end, dispatching records to on_rec, then fire events until
+/* Run src to its end, dispatching records to on_rec, then fire events until
  * no one-shot event is pending, then timers up to that time (the last
  * record's when nothing was pending) + tail_ns (+ 1 ns when tail_ns is 0).
  * *r_end_ns gets that end time. */
-int rs_engine_run(rs_engine *eng, rs_trace *tr, rs_rec_fn on_rec, rs_prefetch_fn prefetch,
-                  void *ctx, uint64_t tail_ns, uint64_t *r_end_ns, rs_err *err);
+int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
+                  rs_prefetch_fn prefetch, void *ctx, uint64_t tail_ns, uint64_t *r_end_ns,
+                  rs_err *err);
 
 #endif

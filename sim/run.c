@@ -5,6 +5,7 @@
 
 #include "../models/alloc/alloc.h"
 #include "../models/daemon/daemon.h"
+#include "../traces/readahead.h"
 #include "../traces/trace.h"
 #include "alloc_tee.h"
 #include "engine.h"
@@ -47,6 +48,8 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     rs_components parts;
     const rs_daemon_ops *daemon = NULL;
     rs_trace *tr = NULL;
+    rs_readahead *ra = NULL;
+    rs_rec_source src;
     rs_engine eng;
     rs_alloc alloc = { 0 };
     void *dstate = NULL;
@@ -91,9 +94,15 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
         (rc = rs_engine_every(&eng, tick_ns, tick_ns, on_alloc_tick, &alloc, err)))
         goto out;
     if ((rc = rs_engine_observe_every(&eng, 0, sample_ns, rs_sampler_fire, &smp, err)) ||
-        (rc = rs_engine_run(&eng, tr, daemon->op, daemon->prefetch, dstate,
+        (rc = rs_readahead_start(&ra, tr, err)))
+        goto out;
+    /* the trace is decoded on a second thread while this one runs the models */
+    rs_readahead_source(ra, &src);
+    if ((rc = rs_engine_run(&eng, &src, daemon->op, daemon->prefetch, dstate,
                             rs_config_duration_ns(cfg, "run_tail"), &end_ns, err)))
         goto out;
+    rs_readahead_stop(ra);
+    ra = NULL;
     if (smp.last_t_ns != end_ns) {
         rs_sampler_fire(&smp, end_ns);
         if (eng.stopped) {
@@ -127,6 +136,8 @@ out:
     }
     if (alloc.ops)
         alloc.ops->destroy(alloc.state);
+    if (ra)
+        rs_readahead_stop(ra);
     if (tr)
         rs_trace_close(tr);
     rs_engine_release(&eng);

@@ -11,6 +11,14 @@
 #include "../sim/engine.h"
 #include "check.h"
 
+/* The trace as a record source, read in place (one at a time per test). */
+static const rs_rec_source *src_of(rs_trace *tr)
+{
+    static rs_rec_source src;
+    rs_trace_source(tr, &src);
+    return &src;
+}
+
 typedef struct ctx {
     rs_engine *eng;
     uint64_t ticks, last_tick_ns;
@@ -76,7 +84,7 @@ static void test_work_keeps_run_alive(int chain, uint64_t tail_ns)
     rs_engine_init(&eng);
     CHECK(rs_trace_open(&tr, path, &err) == 0);
     CHECK(rs_engine_every(&eng, 0, 100000000ull, on_tick, &c, &err) == 0);
-    CHECK(rs_engine_run(&eng, tr, on_rec, NULL, &c, tail_ns, &end_ns, &err) == 0);
+    CHECK(rs_engine_run(&eng, src_of(tr), on_rec, NULL, &c, tail_ns, &end_ns, &err) == 0);
     uint64_t last_work = 2000000000ull + 5000000000ull + (chain ? 1000000000ull : 0);
     CHECK_EQ_U64(c.nrec, 2);
     CHECK_EQ_U64(c.nwork, chain ? 2 : 1);
@@ -135,7 +143,7 @@ static void test_hold(void)
     CHECK(write_trace(path, sizeof path) != NULL);
     rs_engine_init(&eng);
     CHECK(rs_trace_open(&tr, path, &err) == 0);
-    CHECK(rs_engine_run(&eng, tr, on_rec_hold, NULL, &l, 0, &end_ns, &err) == 0);
+    CHECK(rs_engine_run(&eng, src_of(tr), on_rec_hold, NULL, &l, 0, &end_ns, &err) == 0);
     CHECK_EQ_U64(l.n, 2);
     CHECK_EQ_U64(l.seen_ns[0], 1000000);
     CHECK_EQ_U64(l.seen_ns[1], 3001000000ull); /* after the first op, not at 2 s */
@@ -147,7 +155,7 @@ static void test_hold(void)
     rs_engine_init(&eng);
     l = (loop){ .eng = &eng };
     CHECK(rs_trace_open(&tr, path, &err) == 0);
-    CHECK(rs_engine_run(&eng, tr, on_rec_hold_forever, NULL, &l, 0, &end_ns, &err) == RS_EINTERNAL);
+    CHECK(rs_engine_run(&eng, src_of(tr), on_rec_hold_forever, NULL, &l, 0, &end_ns, &err) == RS_EINTERNAL);
     rs_trace_close(tr);
     rs_engine_release(&eng);
     unlink(path);
@@ -201,7 +209,7 @@ static void test_memo(void)
     CHECK(rs_trace_writer_close(w, &err) == 0);
     rs_engine_init(&eng);
     CHECK(rs_trace_open(&tr, path, &err) == 0);
-    CHECK(rs_engine_run(&eng, tr, memo_rec, memo_prefetch, &c, 0, NULL, &err) == 0);
+    CHECK(rs_engine_run(&eng, src_of(tr), memo_rec, memo_prefetch, &c, 0, NULL, &err) == 0);
     CHECK_EQ_U64(c.nrec, 1000);
     CHECK_EQ_U64(c.staged[0], 1000);
     CHECK_EQ_U64(c.staged[1], 1000 - RS_ENGINE_LOOKAHEAD / 2);

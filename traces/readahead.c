@@ -136,3 +136,19 @@ void rs_readahead_stop(rs_readahead *ra)
     free(ra->blocks);
     free(ra);
 }
+
+static int source_next(void *ctx, rs_rec *r_rec, rs_err *err)
+{
+    return rs_readahead_next(ctx, r_rec, err);
+}
+
+static uint64_t source_line(const void *ctx)
+{
+    return rs_readahead_line(ctx);
+}
+
+void rs_readahead_source(rs_readahead *ra, rs_rec_source *r_src)
+{
+    *r_src = (rs_rec_source){ .ctx = ra, .next = source_next, .line = source_line,
+                              .path = rs_trace_path(ra->tr) };
+}

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "source.h"
 #include "trace.h"
 
 #define RS_READAHEAD_BLOCK 4096
@@ -26,6 +27,8 @@ int rs_readahead_start(rs_readahead **r_ra, rs_trace *tr, rs_err *err);
 int rs_readahead_next(rs_readahead *ra, rs_rec *r_rec, rs_err *err);
 /* The line of the record rs_readahead_next returned last. */
 uint64_t rs_readahead_line(const rs_readahead *ra);
+/* A record source taking its records from ra (valid until it stops). */
+void rs_readahead_source(rs_readahead *ra, rs_rec_source *r_src);
 /* Stop the thread (even mid-trace) and free everything; tr stays open. */
 void rs_readahead_stop(rs_readahead *ra);
 

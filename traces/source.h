@@ -1,0 +1,27 @@
+/*
+ * source.h — a stream of trace records, as the engine consumes it.
+ *
+ * The engine reads records through this and knows nothing of where they
+ * come from: an open trace read in place (rs_trace_source), a readahead
+ * thread decoding one (rs_readahead_source, started and stopped by whoever
+ * runs the engine), a generator, or a test's array.  next() returns 1 with
+ * a record, 0 at the end, or a negative RS_E* with err filled; line() is the
+ * position of the record next() returned last (a text line, or a record
+ * number), and path names the source, both for messages.
+ */
+#ifndef RS_SOURCE_H
+#define RS_SOURCE_H
+
+#include <stdint.h>
+
+#include "../sim/base/err.h"
+#include "trace.h"
+
+typedef struct rs_rec_source {
+    void *ctx;
+    int (*next)(void *ctx, rs_rec *r_rec, rs_err *err);
+    uint64_t (*line)(const void *ctx);
+    const char *path;
+} rs_rec_source;
+
+#endif
