@@ -24,4 +24,7 @@ typedef struct rs_rec_source {
     const char *path;
 } rs_rec_source;
 
+/* A record source reading tr in place, on the caller's thread. */
+void rs_trace_source(rs_trace *tr, rs_rec_source *r_src);
+
 #endif

@@ -18,7 +18,6 @@
  * once per run over the trace file, so it is written for clarity.
  */
 #include "trace.h"
-#include "source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -626,20 +625,4 @@ out:
     EVP_MD_CTX_free(ctx);
     free(buf);
     return rc;
-}
-
-static int source_next(void *ctx, rs_rec *r_rec, rs_err *err)
-{
-    return rs_trace_next(ctx, r_rec, err);
-}
-
-static uint64_t source_line(const void *ctx)
-{
-    return rs_trace_line(ctx);
-}
-
-void rs_trace_source(rs_trace *tr, rs_rec_source *r_src)
-{
-    *r_src = (rs_rec_source){ .ctx = tr, .next = source_next, .line = source_line,
-                              .path = rs_trace_path(tr) };
 }

@@ -129,8 +129,4 @@ typedef struct rs_trace_format_ops {
     const char *doc;
 } rs_trace_format_ops;
 
-/* A record source reading tr in place, on the caller's thread. */
-struct rs_rec_source;
-void rs_trace_source(rs_trace *tr, struct rs_rec_source *r_src);
-
 #endif
