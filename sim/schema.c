@@ -12,7 +12,8 @@ const rs_param rs_core_params[] = {
     { .key = "alloc", .type = RS_PT_STRING, .def = "jemalloc",
       .doc = "allocator model (rssim list allocator)" },
     { .key = "seed", .type = RS_PT_INT, .def = "1",
-      .doc = "seed of every random stream of the run" },
+      .doc = "the run's seed, stored with it (the replay models draw no random numbers: "
+             "runs differing only in seed are identical; generators take their own --seed)" },
     { .key = "sample_interval", .type = RS_PT_DURATION, .def = "100ms",
       .doc = "virtual time between two samples",
       .range = "(0, )" },
@@ -51,8 +52,8 @@ static const rs_param *lookup(const void *ctx, const char *key)
 static int pick(const rs_config *cfg, const rs_registry *reg, const char *key, const char *def,
                 const void **r_ops, rs_err *err)
 {
-    const char *name = rs_config_raw(cfg, key);
-    if (rs_registry_get(reg, name ? name : def, r_ops, err))
+    const char *name = rs_config_raw(cfg, key) ? rs_config_string(cfg, key) : def;
+    if (rs_registry_get(reg, name, r_ops, err))
         return rs_err_prefix(err, "%s: key '%s'", rs_config_origin(cfg, key), key);
     return 0;
 }

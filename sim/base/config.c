@@ -22,6 +22,7 @@ typedef struct entry {
     char *value;
     char *origin; /* "file:line" or "--set", for messages */
     int from_file; /* set by rs_config_load_file (a preset), not by the user */
+    unsigned long reads; /* typed getter calls that returned this value */
 } entry;
 
 struct rs_config {
@@ -100,6 +101,7 @@ static int set_origin(rs_config *cfg, const char *key, const char *value,
         e->value = v;
         e->origin = o;
         e->from_file = from_file;
+        e->reads = 0;
         return 0;
     }
     if (cfg->n == cfg->cap) {
@@ -123,6 +125,7 @@ static int set_origin(rs_config *cfg, const char *key, const char *value,
     e->value = v;
     e->origin = o;
     e->from_file = from_file;
+    e->reads = 0;
     cfg->n++;
     return 0;
 }
@@ -472,6 +475,12 @@ void rs_config_at(const rs_config *cfg, size_t i, const char **r_key, const char
     *r_value = cfg->v[i].value;
 }
 
+int rs_config_was_read(const rs_config *cfg, const char *key)
+{
+    const entry *e = find(cfg, key);
+    return e && e->reads > 0;
+}
+
 int rs_config_from_file(const rs_config *cfg, const char *key)
 {
     const entry *e = find(cfg, key);
@@ -499,18 +508,23 @@ const char *rs_config_origin(const rs_config *cfg, const char *key)
 
 const char *rs_config_raw(const rs_config *cfg, const char *key)
 {
-    const entry *e = find(cfg, key);
-    return e ? e->value : NULL;
+    entry *e = find(cfg, key);
+    if (!e)
+        return NULL;
+    e->reads++;
+    return e->value;
 }
 
 /* The value to parse for key: the set one if it parses, else the default. */
 static const char *value_of(const rs_config *cfg, const char *key, rs_ptype type)
 {
     const rs_param *p = rs_config_param(cfg, key);
-    const entry *e = find(cfg, key);
+    entry *e = find(cfg, key);
 
-    if (e && (!p || rs_param_check(p->type, e->value) == 0))
+    if (e && (!p || rs_param_check(p->type, e->value) == 0)) {
+        e->reads++; /* bookkeeping only: the entries are the config's own heap memory */
         return e->value;
+    }
     if (p && p->type == type)
         return p->def;
     return NULL;

@@ -80,6 +80,10 @@ const rs_param *rs_config_param(const rs_config *cfg, const char *key);
 
 size_t rs_config_count(const rs_config *cfg);
 void rs_config_at(const rs_config *cfg, size_t i, const char **r_key, const char **r_value);
+/* 1 when a getter (typed, or rs_config_raw) has returned key's set value:
+ * after a run, a key set but never read did nothing (tests check that none
+ * does). */
+int rs_config_was_read(const rs_config *cfg, const char *key);
 /* 1 when key's value was read from a preset file (not set by the user). */
 int rs_config_from_file(const rs_config *cfg, const char *key);
 /* Remove key (nothing when unset). */

@@ -16,6 +16,24 @@ static void print_params(const rs_param *p, const char *indent)
         printf("%s%-28s %-9s %s\n", indent, p->key, p->def, p->doc);
 }
 
+/* A daemon's components: each slot's key, kind, default and the choices. */
+static void print_slots(const rs_daemon_ops *d)
+{
+    if (!d->slots || !d->slots[0].param.key) {
+        printf("      components: none (it drives the allocator directly)\n");
+        return;
+    }
+    printf("      components (key = default; choices):\n");
+    for (const rs_daemon_slot *sl = d->slots; sl->param.key; sl++) {
+        const rs_registry *reg = rs_registry_of_component(sl->kind);
+        printf("        %s = %s (%s; ", sl->param.key, sl->param.def, reg->kind);
+        for (size_t i = 0; i < reg->count; i++)
+            printf("%s%s", i ? ", " : "", rs_registry_name(reg, i));
+        printf(")\n");
+    }
+    printf("      keys: the core keys, these, the allocator's, and those of the components chosen\n");
+}
+
 int cmd_list(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
@@ -42,6 +60,8 @@ int cmd_list(int argc, char **argv)
             /* every ops table has name then doc */
             const char *const *ops = (*reg)->entries[i];
             printf("  %-14s %s\n", ops[0], ops[1]);
+            if (*reg == &rs_reg_daemon)
+                print_slots((*reg)->entries[i]);
             print_params(rs_registry_params(*reg, i), "      ");
         }
     }
