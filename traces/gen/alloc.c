@@ -6,7 +6,7 @@
  * Patterns (`pattern`):
  *   free-random  `count` allocations, then `free-fraction` of them freed at
  *                random positions (the fragmentation worst case of
- *                shared/facts/allocators.md §5.1), then RELEASE;
+ *                docs/validation.md's fragmentation experiment), then RELEASE;
  *   free-oldest  the same, freeing the oldest first (age order, as an LRU
  *                trim does), then RELEASE;
  *   churn        a live set of `count` allocations; every step frees a random
