@@ -152,7 +152,7 @@ out:
 
 const rs_gen_ops rs_gen_alloc = {
     .name = "alloc",
-    .doc = "raw malloc/free patterns: free-random, free-oldest, churn, burst-idle (daemon alloc)",
+    .doc = "Raw malloc/free patterns: free-random, free-oldest, churn, burst-idle",
     .daemon = "alloc",
     .params = alloc_params,
     .generate = generate,
