@@ -109,8 +109,8 @@ void rs_cli_help_row(FILE *f, const char *const *cells, const int *widths, int n
     int col = ncols > 0 ? 2 : 0; /* a table row is indented, a paragraph is not */
     fputs(ncols > 0 ? "  " : "", f);
     for (int i = 0; i < ncols; i++) {
-        fprintf(f, "%-*s ", widths[i], cells[i] ? cells[i] : "");
-        col += widths[i] + 1;
+        fprintf(f, "%-*s  ", widths[i], cells[i] ? cells[i] : "");
+        col += widths[i] + 2;
     }
     int width = RS_CLI_HELP_COLS - col < RS_CLI_HELP_MIN_TEXT ? col + RS_CLI_HELP_MIN_TEXT
                                                               : RS_CLI_HELP_COLS;

@@ -45,7 +45,7 @@ unsigned long long rs_cli_now_ns(void);
 #define RS_CLI_HELP_COLS 79
 #define RS_CLI_HELP_MIN_TEXT 40
 /* Print one row of a help table: "  " + each of the ncols cells left-aligned
- * in its width + one space, then text word-wrapped, continuation lines (and
+ * in its width + two spaces, then text word-wrapped, continuation lines (and
  * the lines after a '\n' in text) indented to the text's column.  Callers
  * pass the same widths for every row of a screen, so its columns line up.
  * With ncols 0 it prints text alone as an unindented, wrapped paragraph. */

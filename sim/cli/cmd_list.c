@@ -61,7 +61,7 @@ int cmd_list(int argc, char **argv)
         found = 1;
         printf("\n%s%s%s%s:\n", (*reg)->kind, (*reg)->key ? " (key '" : "",
                (*reg)->key ? (*reg)->key : "", (*reg)->key ? "')" : "");
-        widths w = { .param = { 3, 0, 0 } };
+        widths w = { .param = { 2, 0, 0 } };
         for (size_t i = 0; i < (*reg)->count; i++) {
             const char *const *ops = (*reg)->entries[i];
             if ((int)strlen(ops[0]) > w.name)

@@ -103,7 +103,7 @@ static void usage(FILE *f)
             "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot interval   --sweep ID [--key KEY] [--db PATH]\n"
             "                             -o out/NAME.png|.svg|.txt\n\n");
-    int w = 17; /* the option table's: descriptions start in column 20 */
+    int w = 16; /* the option table's: descriptions start in column 20 */
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         rs_cli_help_row(f, &kinds[i].name, &w, 1, kinds[i].summary);
     fprintf(f,
