@@ -1,5 +1,5 @@
 /*
- * rssim_real.c — rssim-real: the ground-truth replayer (design.md §7.1).
+ * rssim_real.c — rssim-real: the ground-truth replayer (docs/validation.md).
  *
  *   rssim-real TRACE [--alloc glibc|jemalloc|tcmalloc] [--db PATH]
  *              [--sample-interval 100ms] [--label L] [--threads N]

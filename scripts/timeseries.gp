@@ -5,7 +5,7 @@
 # Called by `rssim plot timeseries` as
 #   gnuplot -e "datafile='out/x.dat'; out='out/x.png'; term='pngcairo'; title='...'" timeseries.gp
 # datafile: a header row naming the sample columns (run_id t_ns
-# accounted_bytes ... rss_bytes limit_bytes ...; design.md section 2), then
+# accounted_bytes ... rss_bytes limit_bytes ...; docs/store.md), then
 # one row per sample.  Columns are read by name, so the C side may add some.
 # term is 'pngcairo' or 'svg'.
 

@@ -1,7 +1,7 @@
 /*
  * run.h — one run: a trace x a config x a seed, start to finish, in memory.
  *
- * rs_run_execute wires the boxes of design.md §3 for one run: it validates
+ * rs_run_execute wires the parts of a run together: it validates
  * the config, opens the trace, builds the allocator and the daemon (which
  * builds its cache policy, layout and trim policy), arms the sampler, lets
  * the engine merge the trace with the timers, and computes the metrics.  It

@@ -1,5 +1,5 @@
 /*
- * sampler.h — the only box that reads across the others (design.md §3):
+ * sampler.h — the only part of a run that reads across the others:
  * at every sample time it reads the daemon's counters and the allocator's
  * stats into one rs_sample; at the end it turns the samples into metrics.
  *

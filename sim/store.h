@@ -1,5 +1,5 @@
 /*
- * store.h — the SQLite store of runs (design.md §6).
+ * store.h — the SQLite store of runs (docs/store.md).
  *
  * One database file (default out/rssim.db) in WAL mode with a busy timeout,
  * so several worker processes may write to it at once.  Tables:

@@ -1,5 +1,5 @@
 /*
- * alloc_51.h — the experiment of shared/facts/allocators.md §5.1 on any
+ * alloc_51.h — the fragmentation experiment (docs/validation.md) on any
  * allocator model, for the model tests: 1,000,000 allocations of
  * 16 + rand() % 497 bytes, then 75 % of them freed at random positions or
  * oldest first.  The caller reads the model's stats between the phases,

@@ -1,4 +1,4 @@
-# real.cmake — the ground-truth tools (design.md §7.1, docs/validation.md),
+# real.cmake — the ground-truth tools (docs/validation.md),
 # included at the end of CMakeLists.txt:
 #
 #   rssim-real          real/rssim_real.c: replays an alloc trace with the real

@@ -3,7 +3,7 @@
  * rounding, tcache and fastbin LIFO, coalescing, the last-remainder/slack
  * rule, top trim, mmap threshold and its dynamic rise, malloc_trim's page
  * release), the invariants and a full audit under 1M random operations on
- * four threads, and the facts §5.1 experiment (random vs oldest-first frees).
+ * four threads, and the fragmentation experiment (random vs oldest first).
  * The comparison with the real library is tests/test_glibc_real.c.
  */
 #include <inttypes.h>
@@ -51,7 +51,7 @@ static void test_rounding(void)
     CHECK_EQ_U64(rs_gl_request2size(24), 32);
     CHECK_EQ_U64(rs_gl_request2size(25), 48);
     CHECK_EQ_U64(rs_gl_request2size(1032), 1040);
-    /* facts §4.1: usable 24, 40, 56, ... +16 ... 1112 for requests 1..1100 */
+    /* glibc 2.36 request2size: usable 24, 40, 56, ... +16 ... 1112 (1..1100) */
     for (uint64_t n = 1; n <= 1100; n++) {
         uint64_t want = n <= 24 ? 24 : 24 + ((n - 24 + 15) / 16) * 16;
         if (rs_gl_usable_size(n) != want) {
@@ -312,7 +312,7 @@ static void test_random(void)
     ops->destroy(st);
 }
 
-/* facts §5.1: 1M malloc(16 + rand() % 497), free 75 %, malloc_trim(0) */
+/* fragmentation experiment: 1M malloc(16 + rand() % 497), free 75 %, malloc_trim(0) */
 static void run_51(int oldest, double r_mb[5])
 {
     void *st = make(NULL, NULL);

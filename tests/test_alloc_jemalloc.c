@@ -1,12 +1,12 @@
 /*
  * test_alloc_jemalloc.c — unit tests of the jemalloc 5.3 model
  * (models/alloc/jemalloc.c): the size-class derivation against an
- * independent walk of sc.c's rule and against the facts sheet
- * (facts/allocators.md §4.2), usable-size rounding, the bin's slab reuse
+ * independent walk of sc.c's rule and against the bin table jemalloc 5.3.0
+ * reports (arenas.bin.<i>.*), usable-size rounding, the bin's slab reuse
  * order, the page allocator (dirty/released, first fit, delayed coalescing),
- * release(), the §2 ordering invariant under random operations (with a full
+ * release(), the stats ordering invariant under random operations (with a full
  * audit of the incremental state), parameter validation, and the shape of the
- * facts §5.1 experiment (random vs oldest-first frees).
+ * fragmentation experiment (random vs oldest-first frees).
  * The installed library is compared in test_jemalloc_real.c.
  */
 #include <stdint.h>
@@ -102,7 +102,7 @@ static unsigned walk_classes(uint64_t *out, unsigned cap)
     return n;
 }
 
-/* facts/allocators.md §4.2 table: bin, size, nregs, slab bytes */
+/* jemalloc 5.3.0 arenas.bin.<i>.*: bin, size, nregs, slab bytes */
 static const uint32_t facts_bins[36][3] = {
     {8, 512, 4096},     {16, 256, 4096},   {32, 128, 4096},   {48, 256, 12288},
     {64, 64, 4096},     {80, 256, 20480},  {96, 128, 12288},  {112, 256, 28672},
@@ -149,7 +149,7 @@ static void test_size_classes(void)
     CHECK_EQ_U64(bad, 0);
     CHECK(rs_je_bin_info(36, NULL, NULL, NULL) == RS_ENOTFOUND);
 
-    /* facts §4.2: lextent 0 = 16384, then 20480, 24576, 28672, 32768, 40960 */
+    /* arenas.lextent.<i>.size: 16384, then 20480, 24576, 28672, 32768, 40960 */
     static const uint64_t lext[] = {16384, 20480, 24576, 28672, 32768, 40960};
     for (unsigned i = 0; i < 6; i++)
         CHECK_EQ_U64(rs_je_lextent_size(i), lext[i]);
@@ -432,7 +432,7 @@ static void test_params(void)
     CHECK(rs_alloc_jemalloc.release != NULL && rs_alloc_jemalloc.stats != NULL);
 }
 
-/* ---- facts §5.1 shape ---------------------------------------------------- */
+/* ---- fragmentation experiment shape -------------------------------------- */
 
 static double fifo_vs_random(int oldest)
 {
@@ -487,7 +487,7 @@ static unsigned ncached(void *st, uint32_t thr, unsigned szind)
     return n;
 }
 
-/* tcache_ncached_max_compute from the facts §4.2 nregs: 2 x nregs, even,
+/* tcache_ncached_max_compute from the bins' nregs: 2 x nregs, even,
  * clamped to [20, 200]; 20 for the 5 large classes up to 32 KiB. */
 static void test_tcache_geometry(void)
 {
@@ -824,7 +824,7 @@ static void test_random_threads(const char *bg, int nops)
     rs_alloc_jemalloc.destroy(st);
 }
 
-/* facts §5.1 decay timing: 1M x malloc(16 + rand() % 497), the oldest 75 %
+/* fragmentation experiment, decay: 1M x malloc(16 + rand() % 497), the oldest 75 %
  * freed at t = 0, no purge; resident sampled as virtual time passes. */
 static void test_facts_5_1_timing(int background)
 {

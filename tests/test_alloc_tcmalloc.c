@@ -1,14 +1,14 @@
 /*
  * test_alloc_tcmalloc.c — unit tests of the gperftools 2.10 tcmalloc model
- * (models/alloc/tcmalloc.c): the derived size classes against the facts
- * sheet (facts/allocators.md §4.3) and the derivation rule's own promises,
+ * (models/alloc/tcmalloc.c): the derived size classes against gperftools
+ * 2.10's (tc_nallocx, measured) and the derivation rule's own promises,
  * usable sizes, the reuse order (span carving, thread-cache LIFO, span free
  * lists, nonempty-span order), thread-cache slow start and ListTooLong
  * release to the transfer cache, the thread-cache budget and stealing, the
  * page heap's release-rate scavenger and release(), the > 256 KiB path,
- * the §2 ordering invariant under random operations on several threads
+ * the stats ordering invariant under random operations on several threads
  * (with a full audit of the incremental state), parameters, and the shape
- * of the facts §5.1 experiment.  The installed library is compared in
+ * of the fragmentation experiment.  The installed library is compared in
  * test_tcmalloc_real.c.
  */
 #include <stdint.h>
@@ -72,7 +72,7 @@ static void F(void *st, rs_addr a, uint64_t n, uint32_t t) { rs_alloc_tcmalloc.f
 
 /* ---- size classes ------------------------------------------------------ */
 
-/* facts/allocators.md §4.3: size/pages/objects of the classes below 64 KiB;
+/* gperftools 2.10: size/pages/objects of the classes below 64 KiB;
  * from 65536 to 262144 every 8 KiB step is a class of size/8192 pages. */
 static const uint32_t facts_classes[][3] = {
     {8, 1, 1024}, {16, 1, 512}, {32, 1, 256}, {48, 1, 170}, {64, 1, 128}, {80, 1, 102},
@@ -488,7 +488,7 @@ static void test_params(void)
     CHECK(rs_alloc_tcmalloc.release != NULL && rs_alloc_tcmalloc.advance == NULL);
 }
 
-/* ---- facts §5.1 shape -------------------------------------------------- */
+/* ---- fragmentation experiment shape ------------------------------------ */
 
 static double fifo_vs_random(int oldest)
 {

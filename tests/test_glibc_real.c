@@ -284,7 +284,7 @@ static void compare(int scen, const result *real)
            " checkpoints compared: %" PRIu64 " address, %" PRIu64 " usable, %" PRIu64
            " checkpoint mismatches\n", scen, n, na, ncp, bad_off, bad_usable, bad_cp);
     if (scen == 1) {
-        /* the facts' measurement: 1 MiB mmapped; after its free 200000 B is a heap chunk */
+        /* as measured: 1 MiB mmapped; after its free 200000 B is a heap chunk */
         CHECK(real->off[2] == -1 && real->off[3] >= 0);
         CHECK_EQ_U64(real->usable[2], 1052656);
         CHECK_EQ_U64(real->usable[3], 200008);

@@ -1,11 +1,11 @@
 /*
  * test_mds.c — the MDS model against what must hold by construction of
  * Ceph's algorithms (each expected value is computed here from the rule or
- * the facts sheet, not read back from the model):
+ * the sizeof tables of docs/models.md, not read back from the model):
  *   - lru.h order: hand-worked midpoint cases, and the lru-mid module
  *     against a naive array re-implementation of lru.h under random ops;
- *   - mempool accounting of the three layouts, byte for byte from facts
- *     ceph-memory §2.1 (ideal allocator, nothing trimmed);
+ *   - mempool accounting of the three layouts, byte for byte from the
+ *     measured sizeofs (ideal allocator, nothing trimmed);
  *   - ideal allocator: rss = accounted + untracked + base at every sample;
  *   - files a client holds open survive trims, others' released ones don't;
  *   - Luminous trims every 5 s unthrottled, Octopus per pass at most
@@ -303,7 +303,7 @@ static void write_files(int n)
 
 static void test_layout_bytes(void)
 {
-    /* facts ceph-memory §2.1: {CInode, CDentry, CDir, Capability}; nodes:
+    /* sizeof at each commit: {CInode, CDentry, CDir, Capability}; nodes:
      * items 64 before PR 19954 (a 24-byte dentry_key_t), 72 after,
      * client_caps 48 (360 in v15 with the Capability inside), dirfrags node
      * 48, inode_map 40 (32 in v15); a 20-char name is a 21-byte heap string;

@@ -12,7 +12,7 @@
  *   - the onode LRU keeps pinned onodes and gives up after
  *     bluestore_cache_trim_max_skip_pinned of them;
  *   - a PG's ops run one at a time (osd_pg_num), other PGs' side by side;
- *   - PriorityCache arithmetic (facts §3.5 worked example), the registered
+ *   - PriorityCache arithmetic (defaults worked by hand), the registered
  *     `autotune` policy with and without mapped bytes, and an autotuned osd
  *     run whose budget falls when mapped memory is over the target;
  *   - a record the daemon cannot apply: counted, or with strict an error.

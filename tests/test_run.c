@@ -1,6 +1,6 @@
 /*
- * test_run.c — whole runs against what must hold analytically (design.md
- * §7.3), and determinism:
+ * test_run.c — whole runs against what must hold analytically
+ * (docs/models.md, trim policies), and determinism:
  *   - with the ideal allocator, rss = accounted + untracked + base exactly,
  *     at every sample;
  *   - with periodic trim every T on a steady stream of r bytes/s of new

@@ -8,7 +8,7 @@
  * size table.  Time is virtual and injected: a model never reads a clock, the
  * caller passes now_ns (as jemalloc's decay code takes `now`).
  *
- * Stats use jemalloc's vocabulary (design.md §2) and must keep, at every
+ * Stats use jemalloc's vocabulary (README, Vocabulary) and must keep, at every
  * moment,
  *   requested <= allocated   and   requested <= active <= resident <= mapped.
  * "Touching" model: the application writes the bytes it requested, so a page
@@ -16,7 +16,7 @@
  * until the model releases it to the OS.  The tail of a size class beyond
  * the request is never written, so allocated may exceed active: a
  * 64 MiB + 8 B request gets jemalloc's 80 MiB class and 64 MiB of RSS.  This
- * relaxes design.md §2's single chain (requested <= allocated <= active),
+ * relaxes the README's single chain (requested <= allocated <= active),
  * which real processes break the same way; docs/models.md says why.
  */
 #ifndef RS_ALLOC_H

@@ -2,7 +2,7 @@
  * ideal.c — the ideal allocator: every live requested byte is resident and
  * nothing else is.  requested = allocated = active = resident = mapped.
  * It is the lower bound that isolates container overhead and trim timing
- * from allocator effects (design.md §5.5).  Addresses are a bump counter.
+ * from allocator effects (docs/models.md).  Addresses are a bump counter.
  */
 #include <stdlib.h>
 

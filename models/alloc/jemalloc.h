@@ -1,7 +1,7 @@
 /*
  * jemalloc.h — the jemalloc 5.3 allocator model (models/alloc/jemalloc.c):
  * its ops table, and the size-class derivation exposed so tests can compare
- * it with the facts sheet and with the installed library.
+ * it with jemalloc 5.3.0's own bin table and with the installed library.
  *
  * The thread-cache geometry (rs_je_tcache_*) is derived the same way from
  * tcache.c's rule.  Size-class indices follow jemalloc's szind_t: 0 is the 8-byte class,

@@ -1,7 +1,7 @@
 /*
  * tcmalloc.h — the gperftools 2.10 tcmalloc allocator model
  * (models/alloc/tcmalloc.c): its ops table, the size-class derivation
- * exposed so tests can compare it with the facts sheet and with the
+ * exposed so tests can compare it with gperftools 2.10's classes and with the
  * installed library, tcmalloc's own statistics, and test helpers.
  *
  * Class numbers follow tcmalloc's: class 0 is unused (as in SizeMap), the

@@ -1,5 +1,5 @@
 /*
- * mds.c — daemon "mds": the CephFS metadata server's cache (design.md §5.2).
+ * mds.c — daemon "mds": the CephFS metadata server's cache (docs/models.md).
  *
  * The namespace ("on disk") is an array of inode records found through an
  * open-addressing table on the inode number; the cache is what of it the

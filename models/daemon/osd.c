@@ -1,7 +1,7 @@
 /*
  * osd.c — daemon "osd": a BlueStore OSD's caches and its op service.
  *
- * Cache (design.md §5.2, facts/ceph-memory.md §3): every READ/WRITE names a
+ * Cache (Ceph v15.2.5 src/os/bluestore/BlueStore.cc): every READ/WRITE names a
  * RADOS object (key) and a byte range (aux, size_bytes).  The object's onode
  * lives in a count-bounded LRU, its data in buffers (one per distinct range)
  * in a byte-bounded 2Q (hot, warm_in, warm_out ghosts; kin/kout), in N cache
@@ -30,7 +30,7 @@
  *              every bluestore_cache_autotune_interval; without tcmalloc only
  *              the Manager constructor's single tune runs (no feedback).
  *
- * Service (design.md §5.2): an op goes to op shard hash(object) mod
+ * Service (docs/models.md, "Service"): an op goes to op shard hash(object) mod
  * osd_op_num_shards, queues FIFO for one of its osd_op_num_threads_per_shard
  * workers, which first takes the op's cache-shard lock (waiting while a trim
  * holds it), spends the op's CPU cost (stretched by any trim that takes the
@@ -74,7 +74,7 @@
 
 enum { L_NONE, L_ONODE, L_WARM_IN, L_HOT, L_WARM_OUT, L__N };
 enum { MODE_PERIODIC, MODE_ON_ADD, MODE_AUTOTUNE };
-enum { ONODE_BYTES = 616, BUFFER_BYTES = 96 }; /* sizeof, v15.2.5 (facts §3.3) */
+enum { ONODE_BYTES = 616, BUFFER_BYTES = 96 }; /* sizeof, Ceph v15.2.5 */
 
 typedef struct obj {
     uint64_t key;          /* onode: object number; buffer: object << 32 | offset */
@@ -590,7 +590,7 @@ static void resize_shards(osd *o)
 static uint64_t heap_mapped(const osd *o)
 {
     if (!o->tcmalloc)
-        return 0; /* disabled_heap_profiler: the property reads fail (facts §3.5) */
+        return 0; /* disabled_heap_profiler.cc: the property reads fail */
     rs_alloc_stats s;
     o->alloc->ops->stats(o->alloc->state, &s);
     return s.mapped_bytes + o->heap_base_bytes;

@@ -8,7 +8,7 @@
  *   3. the key's heap buffer, key_bytes + 1, only when the key is longer
  *      than 15 characters (libstdc++'s SSO capacity).
  * Sizes: libstdc++ 12 x86_64, measured by counting operator new
- * (shared/facts/allocators.md §4.5: map<string(15),u64> 72 B/elem,
+ * (100k elements: map<string(15),u64> 72 B/elem,
  * map<string(40),u64> 72 + 41 B/elem).  Whether the container's parts are
  * counted is a parameter: false is the MDS before PR 19954 (containers
  * outside the mempool), true after it.

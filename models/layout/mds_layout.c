@@ -1,16 +1,16 @@
 /*
  * mds_layout.c — layouts "mds-luminous", "mds-pr19954", "mds-octopus"; see
- * mds_layout.h.  Sizes: facts ceph-memory §2.1 (sizeof measured with
- * clang 14 + libstdc++ 12, x86_64); node sizes derived from libstdc++'s
+ * mds_layout.h.  Sizes: sizeof of Ceph's headers at each commit (measured
+ * with clang 14 + libstdc++ 12, x86_64); node sizes derived from libstdc++'s
  * layouts (docs/models.md, "The MDS model", lists each with its source):
  *   std::map node = 32 B _Rb_tree_node_base + the value;
- *     CDir::items        map<dentry_key_t, CDentry*>      72 B (facts, v15;
+ *     CDir::items        map<dentry_key_t, CDentry*>      72 B (sizeof, v15;
  *                        dentry_key_t {snapid_t, string_view, __u32 hash},
  *                        32 B, since PR 19954's 0c8ec93af7); 64 B before
  *                        it (dentry_key_t {snapid_t, const char *, __u32},
  *                        24 B: mdstypes.h of early 2018)
  *     CInode::client_caps map<client_t, Capability*>      48 B (32 + 8 + 8)
- *                        map<client_t, Capability> (v15) 360 B (facts)
+ *                        map<client_t, Capability> (v15) 360 B (sizeof)
  *     CInode::dirfrags   compact_map<frag_t, CDir*>: the std::map object it
  *                        allocates on first insert + a node of 48 B.  The
  *                        object comes from plain `new` in compact_map_base
@@ -20,7 +20,7 @@
  *                        64 B, with std::allocator 48 B
  *   MDCache::inode_map   unordered_map hash node with its cached hash:
  *                        next 8 + key + value 8 + hash 8 = 32 B with
- *                        inodeno_t (facts, v15), 40 B with vinodeno_t
+ *                        inodeno_t (v15 MDCache.h), 40 B with vinodeno_t
  *                        (before v13 the map was keyed by vinodeno_t)
  *   CDentry name         heap buffer of length + 1 when longer than 15
  *                        (libstdc++ SSO), std::string before PR 19954 and

@@ -1,6 +1,6 @@
 /*
  * mds_layout.h — the CephFS MDS layouts: what each MDS cache object
- * allocates, in three versions of the code (facts ceph-memory §2.1):
+ * allocates, in three versions of the code (docs/models.md, MDS layouts):
  *   mds-luminous  master just before PR 19954 (8c95cc5144^1): containers
  *                 outside the mempool, map<client_t, Capability*>;
  *   mds-pr19954   just after it (8c95cc5144): containers in mds_co;

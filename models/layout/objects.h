@@ -1,7 +1,7 @@
 /*
  * objects.h — the table of live simulated objects and their allocations.
  *
- * This is where "object born / object dies" (design.md §3) becomes
+ * This is where "object born / object dies" (a cache policy's event) becomes
  * alloc(size) / free(addr): an object's parts come from the layout, each
  * part is allocated from the run's allocator, and the addresses are kept in
  * a flat array (max_parts slots per object, 8 bytes each).  Tracked parts add

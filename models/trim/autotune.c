@@ -1,7 +1,7 @@
 /*
  * autotune.c — trim policy "autotune": Ceph's PriorityCache memory
- * autotuner (PR 22970, v15 BlueStore MempoolThread; facts/ceph-memory.md
- * §3.5) for any daemon.  The cache's budget starts where the Manager's
+ * autotuner (Ceph PR 22970: PriorityCache.cc, v15.2.5 BlueStore.cc
+ * MempoolThread) for any daemon.  The cache's budget starts where the Manager's
  * constructor puts it (one tune_memory() at creation) and is tuned every
  * osd_memory_cache_resize_interval from the mapped bytes the target reports
  * (models/trim/pcache.h has the arithmetic).  A target that cannot report

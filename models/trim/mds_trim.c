@@ -3,8 +3,8 @@
  *
  * "mds-tick" is Luminous/Mimic: MDSRankDispatcher::tick() ran
  * MDCache::trim() every mds_tick_interval (5 s), and trim_lru expired
- * dentries `while (cache_toofull())` with no throttle (facts ceph-memory
- * §2.5).  "mds-upkeep" is Octopus and later (4b72cc60eb, 7bf2f31abf): the
+ * dentries `while (cache_toofull())` with no throttle (Ceph @8c95cc5144,
+ * MDCache.cc).  "mds-upkeep" is Octopus and later (4b72cc60eb, 7bf2f31abf): the
  * upkeep thread trims every mds_cache_trim_interval (1 s) and stops a pass
  * once trim_counter.get() at the start of the pass plus the dentries
  * trimmed in it reach mds_cache_trim_threshold; trim_counter is a

@@ -1,7 +1,7 @@
 /*
  * pcache.h — Ceph's PriorityCache memory autotuner as pure arithmetic
- * (src/common/PriorityCache.cc @50455f78, the same algorithm as v15; see
- * facts/ceph-memory.md §3.5).  No clock, no allocator: the caller passes the
+ * (Ceph src/common/PriorityCache.cc @50455f78, the same algorithm as in
+ * v15.2.5).  No clock, no allocator: the caller passes the
  * mapped bytes it read and calls tune/balance on its own timers, so the
  * trim policy `autotune` and the `osd` daemon share one implementation.
  *

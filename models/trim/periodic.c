@@ -6,7 +6,7 @@
  * after) and the MDS's tick trim (every mds_tick_interval, 5 s, unthrottled)
  * reduced to their timing: between two passes nothing stops the cache from
  * growing, so on a steady insert stream of r bytes/s the accounted bytes
- * overshoot the limit by up to r * interval (design.md §7.3).
+ * overshoot the limit by up to r * interval (docs/models.md, trim policies).
  * The first pass runs one interval after the start.
  */
 #include <stdlib.h>

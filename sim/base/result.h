@@ -1,5 +1,5 @@
 /*
- * result.h — what one run produces: samples (design.md §2 columns) and
+ * result.h — what one run produces: samples (docs/store.md columns) and
  * named metrics.  The sampler fills it, the store writes it, plots read the
  * stored copy.  Column lists are X-macros so the sampler, the SQLite schema
  * and the CSV export can never disagree.

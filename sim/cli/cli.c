@@ -102,3 +102,42 @@ unsigned long long rs_cli_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
 }
+
+void rs_cli_help_row(FILE *f, const char *const *cells, const int *widths, int ncols,
+                     const char *text)
+{
+    int col = ncols > 0 ? 2 : 0; /* a table row is indented, a paragraph is not */
+    fputs(ncols > 0 ? "  " : "", f);
+    for (int i = 0; i < ncols; i++) {
+        fprintf(f, "%-*s  ", widths[i], cells[i] ? cells[i] : "");
+        col += widths[i] + 2;
+    }
+    int width = RS_CLI_HELP_COLS - col < RS_CLI_HELP_MIN_TEXT ? col + RS_CLI_HELP_MIN_TEXT
+                                                              : RS_CLI_HELP_COLS;
+    int at = col; /* the column the next character goes to */
+    const char *s = text ? text : "";
+    while (*s) {
+        if (*s == '\n') { /* an explicit line break */
+            fprintf(f, "\n%*s", col, "");
+            at = col;
+            s++;
+            while (*s == ' ')
+                s++;
+            continue;
+        }
+        size_t word = strcspn(s, " \n");
+        if (at > col && at + 1 + (int)word > width) {
+            fprintf(f, "\n%*s", col, "");
+            at = col;
+        } else if (at > col) {
+            fputc(' ', f);
+            at++;
+        }
+        fwrite(s, 1, word, f);
+        at += (int)word;
+        s += word;
+        while (*s == ' ')
+            s++;
+    }
+    fputc('\n', f);
+}

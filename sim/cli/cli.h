@@ -8,6 +8,8 @@
 #ifndef RS_CLI_H
 #define RS_CLI_H
 
+#include <stdio.h>
+
 #include "../base/err.h"
 
 typedef struct rs_command {
@@ -36,6 +38,19 @@ const char *rs_cli_format_for_name(const char *path);
 long long rs_cli_parse_id(const char *s);
 /* Monotonic wall-clock nanoseconds (the CLI may read clocks; the library may not). */
 unsigned long long rs_cli_now_ns(void);
+
+/* ---- help text ---- */
+/* Help screens wrap their descriptions at this many columns (when the
+ * description column leaves at least RS_CLI_HELP_MIN_TEXT for the text). */
+#define RS_CLI_HELP_COLS 79
+#define RS_CLI_HELP_MIN_TEXT 40
+/* Print one row of a help table: "  " + each of the ncols cells left-aligned
+ * in its width + two spaces, then text word-wrapped, continuation lines (and
+ * the lines after a '\n' in text) indented to the text's column.  Callers
+ * pass the same widths for every row of a screen, so its columns line up.
+ * With ncols 0 it prints text alone as an unindented, wrapped paragraph. */
+void rs_cli_help_row(FILE *f, const char *const *cells, const int *widths, int ncols,
+                     const char *text);
 
 /* ---- runner.c: what replay and sweep share ---- */
 struct rs_config;

@@ -21,9 +21,15 @@ static void usage(FILE *f)
     fprintf(f, "usage: rssim gen NAME [--key value ...] -o FILE [--format text|binary]\n\n"
                "Write a synthetic trace.  'rssim gen NAME -h' lists NAME's options.\n\n"
                "generators:\n");
+    int w = 0;
     for (size_t i = 0; i < rs_reg_gen.count; i++) {
         const rs_gen_ops *g = rs_reg_gen.entries[i];
-        fprintf(f, "  %-14s %s\n", g->name, g->doc);
+        if ((int)strlen(g->name) > w)
+            w = (int)strlen(g->name);
+    }
+    for (size_t i = 0; i < rs_reg_gen.count; i++) {
+        const rs_gen_ops *g = rs_reg_gen.entries[i];
+        rs_cli_help_row(f, &g->name, &w, 1, g->doc);
     }
 }
 
@@ -38,17 +44,32 @@ static const char *metavar(rs_ptype type)
 
 static void gen_help(const rs_gen_ops *g)
 {
-    printf("usage: rssim gen %s [--key value ...] -o FILE [--format text|binary]\n\n"
-           "%s (daemon %s).\n\n"
-           "  -o, --output FILE   the trace to write (.gz / .zst compress it)\n"
-           "  --format FMT        text or binary; default text when FILE (without .gz/.zst)\n"
-           "                      ends in .tsv or .txt, else binary\n\n"
-           "options (default in the second column; sizes take K/M/G/T):\n",
-           g->name, g->doc, g->daemon);
+    /* one width per column for the whole screen: the widest "--key TYPE"
+     * (or "-o, --output FILE") and the widest default */
+    char opt[64];
+    int w[2] = { (int)strlen("-o, --output FILE"), 0 };
     for (const rs_param *p = g->params; p && p->key; p++) {
-        char opt[64];
+        int n = snprintf(opt, sizeof opt, "--%s %s", p->key, metavar(p->type));
+        if (n > w[0])
+            w[0] = n;
+        if ((int)strlen(p->def) > w[1])
+            w[1] = (int)strlen(p->def);
+    }
+    printf("usage: rssim gen %s [--key value ...] -o FILE [--format text|binary]\n\n",
+           g->name);
+    char line[512];
+    snprintf(line, sizeof line, "%s (daemon %s).", g->doc, g->daemon);
+    rs_cli_help_row(stdout, NULL, NULL, 0, line);
+    putchar('\n');
+    rs_cli_help_row(stdout, (const char *[]){ "-o, --output FILE", "" }, w, 2,
+                    "the trace to write (.gz / .zst compress it)");
+    rs_cli_help_row(stdout, (const char *[]){ "--format FMT", "" }, w, 2,
+                    "text or binary; default text when FILE (without .gz/.zst) ends in .tsv "
+                    "or .txt, else binary");
+    printf("\noptions (default in the second column; sizes take K/M/G/T):\n");
+    for (const rs_param *p = g->params; p && p->key; p++) {
         snprintf(opt, sizeof opt, "--%s %s", p->key, metavar(p->type));
-        printf("  %-22s %-10s %s\n", opt, p->def, p->doc);
+        rs_cli_help_row(stdout, (const char *[]){ opt, p->def }, w, 2, p->doc);
     }
 }
 

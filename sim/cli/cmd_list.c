@@ -10,10 +10,29 @@
 #include "../registry.h"
 #include "cli.h"
 
-static void print_params(const rs_param *p, const char *indent)
+/* Column widths of one table (the core parameters, or one kind's plug-ins):
+ * plug-in names; the parameters' indent, keys and defaults. */
+typedef struct widths {
+    int name, param[3];
+} widths;
+
+static void widen(widths *w, const rs_param *p)
 {
-    for (; p && p->key; p++)
-        printf("%s%-28s %-9s %s\n", indent, p->key, p->def, p->doc);
+    for (; p && p->key; p++) {
+        if ((int)strlen(p->key) > w->param[1])
+            w->param[1] = (int)strlen(p->key);
+        if ((int)strlen(p->def) > w->param[2])
+            w->param[2] = (int)strlen(p->def);
+    }
+}
+
+static void print_params(const widths *w, const rs_param *p)
+{
+    int skip = w->param[0] ? 0 : 1; /* no indent cell: the core table */
+    for (; p && p->key; p++) {
+        const char *cells[3] = { "", p->key, p->def };
+        rs_cli_help_row(stdout, cells + skip, w->param + skip, 3 - skip, p->doc);
+    }
 }
 
 /* A daemon's components: each slot's key, kind, default and the choices. */
@@ -40,13 +59,17 @@ int cmd_list(int argc, char **argv)
     int found = 0;
 
     if (only && (!strcmp(only, "-h") || !strcmp(only, "--help"))) {
-        printf("usage: rssim list [KIND]\n\nList plug-ins by kind (daemon, cache, layout, alloc,\n"
-               "trim, trace, gen), each with its parameters and their defaults.\n");
+        printf("usage: rssim list [KIND]\n\n"
+               "List the core parameters and the plug-ins of each kind (daemon, cache,\n"
+               "layout, alloc, trim, trace, generator), each with its parameters, their\n"
+               "defaults and what they do; KIND (core, or a kind) lists only that one.\n");
         return 0;
     }
     if (!only || !strcmp(only, "core")) {
+        widths w = { .param = { 0, 0, 0 } };
+        widen(&w, rs_core_params);
         printf("core parameters:\n");
-        print_params(rs_core_params, "  ");
+        print_params(&w, rs_core_params);
         found = 1;
     }
     for (const rs_registry *const *reg = rs_registries; *reg; reg++) {
@@ -56,13 +79,20 @@ int cmd_list(int argc, char **argv)
         found = 1;
         printf("\n%s%s%s%s:\n", (*reg)->kind, (*reg)->key ? " (key '" : "",
                (*reg)->key ? (*reg)->key : "", (*reg)->key ? "')" : "");
+        widths w = { .param = { 2, 0, 0 } };
+        for (size_t i = 0; i < (*reg)->count; i++) {
+            const char *const *ops = (*reg)->entries[i];
+            if ((int)strlen(ops[0]) > w.name)
+                w.name = (int)strlen(ops[0]);
+            widen(&w, rs_registry_params(*reg, i));
+        }
         for (size_t i = 0; i < (*reg)->count; i++) {
             /* every ops table has name then doc */
             const char *const *ops = (*reg)->entries[i];
-            printf("  %-14s %s\n", ops[0], ops[1]);
+            rs_cli_help_row(stdout, &ops[0], &w.name, 1, ops[1]);
             if (*reg == &rs_reg_daemon)
                 print_slots((*reg)->entries[i]);
-            print_params(rs_registry_params(*reg, i), "      ");
+            print_params(&w, rs_registry_params(*reg, i));
         }
     }
     if (!found)

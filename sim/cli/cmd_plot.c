@@ -74,21 +74,21 @@ static const plot_kind kinds[] = {
       .summary = "one sweep: steady rss/limit vs limit, with the (1-x)^-1 curve",
       .write = overshoot_write },
     { .name = "breakdown", .per_sweep = 0, .template = "breakdown.gp",
-      .summary = "one run: rss split into accounted, untracked, rounding, caches, metadata,\n"
-                 "              free-but-resident and base, stacked over virtual time",
+      .summary = "one run: rss split into accounted, untracked, rounding, caches, "
+                 "metadata, free-but-resident and base, stacked over virtual time",
       .write = timeseries_write },
     { .name = "validate", .per_sweep = 0, .template = "validate.gp",
-      .summary = "one validation (--run the measured run): predicted and measured resident\n"
-                 "              and allocated bytes over virtual time",
+      .summary = "one validation (--run the measured run): predicted and measured "
+                 "resident and allocated bytes over virtual time",
       .write = validate_write },
     { .name = "latency", .per_sweep = 0, .template = "latency.gp",
-      .summary = "runs or a sweep (osd): the op latency CDF of each run, from its\n"
-                 "              latency_p<q>_ns metrics",
+      .summary = "runs or a sweep (osd): the op latency CDF of each run, from its "
+                 "latency_p<q>_ns metrics",
       .write_args = latency_write, .runs_or_sweep = 1 },
     { .name = "interval", .per_sweep = 1, .template = "interval.gp",
-      .summary = "one sweep (osd): peak rss/limit and IOPS against the trim interval\n"
-                 "              (--key, default bluestore_cache_trim_interval), one line per\n"
-                 "              value of the other varied keys",
+      .summary = "one sweep (osd): peak rss/limit and IOPS against the trim interval "
+                 "(--key, default bluestore_cache_trim_interval), one line per value of "
+                 "the other varied keys",
       .write_args = interval_write, .takes_key = 1 },
 };
 
@@ -101,9 +101,11 @@ static void usage(FILE *f)
             "       rssim plot validate   --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
             "       rssim plot latency    --run ID [--run ID ...] | --sweep ID [--db PATH]\n"
             "                             -o out/NAME.png|.svg|.txt\n"
-            "       rssim plot interval   --sweep ID [--key KEY] [--db PATH] -o out/NAME.png|.svg|.txt\n\n");
+            "       rssim plot interval   --sweep ID [--key KEY] [--db PATH]\n"
+            "                             -o out/NAME.png|.svg|.txt\n\n");
+    int w = 16; /* the option table's: descriptions start in column 20 */
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-        fprintf(f, "  %-11s %s\n", kinds[i].name, kinds[i].summary);
+        rs_cli_help_row(f, &kinds[i].name, &w, 1, kinds[i].summary);
     fprintf(f,
             "\nOnly runs that are done are drawn.  The data goes to NAME.dat beside the\n"
             "output; the drawing is scripts/<kind>.gp (gnuplot; Debian package gnuplot-nox).\n\n"
@@ -112,8 +114,10 @@ static void usage(FILE *f)
             "      --sweep ID    the sweep (overshoot, interval; latency: its done runs)\n"
             "      --key KEY     interval: the swept trim interval key (a duration)\n"
             "      --db PATH     SQLite database (default %s)\n"
-            "  -o, --output F    the image: .png (pngcairo), .svg, or .txt (text, for a\n"
-            "                    terminal or a README); its folder is created\n"
+            "  -o, --output F    the image: .png (pngcairo), .svg, or .txt: a text\n"
+            "                    rendering (gnuplot's dumb terminal, 100 x 32 characters)\n"
+            "                    to read in a terminal or paste into a README; the\n"
+            "                    folder is created\n"
             "  -h, --help        this help\n\n"
             "env: RSSIM_GNUPLOT (gnuplot program), RSSIM_SCRIPTS (templates folder)\n",
             rs_cli_default_db());
@@ -1044,7 +1048,7 @@ int cmd_plot(int argc, char **argv)
     if (key && !kind->takes_key)
         return rs_cli_usage_error("plot", "--key is for plot interval, not %s", kind->name);
     if (!out)
-        return rs_cli_usage_error("plot", "-o out/NAME.png or .svg is required");
+        return rs_cli_usage_error("plot", "-o out/NAME.png, .svg or .txt is required");
     const char *dot = strrchr(out, '.');
     const char *term = NULL;
     if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".png"))

@@ -14,9 +14,9 @@ static const rs_command commands[] = {
     { .name = "replay", .run = cmd_replay, .summary = "replay a trace through the models and store the run" },
     { .name = "sweep", .run = cmd_sweep, .summary = "replay a grid of parameter values on worker processes" },
     { .name = "calibrate", .run = cmd_calibrate, .summary = "fit one parameter so a metric changes by a target (GSL Brent)" },
-    { .name = "validate", .run = cmd_validate, .summary = "the allocator model against the real allocator on the same allocations" },
+    { .name = "validate", .run = cmd_validate, .summary = "check an allocator model against the real allocator" },
     { .name = "runs", .run = cmd_runs, .summary = "list, show or export stored runs" },
-    { .name = "plot", .run = cmd_plot, .summary = "draw stored runs with gnuplot (PNG or SVG)" },
+    { .name = "plot", .run = cmd_plot, .summary = "draw stored runs with gnuplot (PNG, SVG or text)" },
     { .name = "list", .run = cmd_list, .summary = "list plug-ins and their parameters" },
     { .name = "db", .run = cmd_db, .summary = "merge databases (the shards of a Slurm job array)" },
 };
@@ -26,8 +26,12 @@ static void usage(FILE *f)
     fprintf(f, "usage: rssim <command> [options]   (rssim <command> -h for its options)\n\n"
                "rssim %s predicts the RSS of a cache-bearing daemon from a trace.\n\ncommands:\n",
             RSSIM_VERSION);
+    int w = 0;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        if ((int)strlen(commands[i].name) > w)
+            w = (int)strlen(commands[i].name);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        rs_cli_help_row(f, &commands[i].name, &w, 1, commands[i].summary);
 }
 
 int main(int argc, char **argv)

@@ -11,9 +11,10 @@ stdout_has "mallocs" "op_MALLOC *1000000"
 stdout_has "frees" "op_FREE *750000"
 stdout_has "release" "op_RELEASE *1"
 
-# the facts §5.1 experiment (1M allocations of 16..512 B, 75% freed): after
+# the fragmentation experiment of docs/validation.md (1M allocations of
+# 16..512 B, 75% freed): after
 # freeing and releasing, random order must leave far more resident
-# than age order, on every allocator that has a model of pages (facts §5.1)
+# than age order, on every allocator that has a model of pages
 last_resident() { sql "$T/a.db" "select resident_bytes from samples where run_id=$1 order by t_ns desc limit 1"; }
 id=0
 for a in jemalloc glibc tcmalloc; do

@@ -1,5 +1,5 @@
 # validate: the allocator models against the real allocators on raw alloc
-# traces (the facts §5.1 shapes at 200k objects, a burst then idle, large
+# traces (docs/validation.md's fragmentation experiment at 200k objects, a burst then idle, large
 # objects), each within the bar: steady-state resident error <= 5 %
 # and mean per-sample error <= 10 %.  Also the stored runs, the metrics and
 # the plot.  Real replays cannot be measured under AddressSanitizer (it owns

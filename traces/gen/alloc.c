@@ -6,7 +6,7 @@
  * Patterns (`pattern`):
  *   free-random  `count` allocations, then `free-fraction` of them freed at
  *                random positions (the fragmentation worst case of
- *                shared/facts/allocators.md §5.1), then RELEASE;
+ *                docs/validation.md's fragmentation experiment), then RELEASE;
  *   free-oldest  the same, freeing the oldest first (age order, as an LRU
  *                trim does), then RELEASE;
  *   churn        a live set of `count` allocations; every step frees a random
@@ -152,7 +152,7 @@ out:
 
 const rs_gen_ops rs_gen_alloc = {
     .name = "alloc",
-    .doc = "raw malloc/free patterns: free-random, free-oldest, churn, burst-idle (daemon alloc)",
+    .doc = "Raw malloc/free patterns: free-random, free-oldest, churn, burst-idle",
     .daemon = "alloc",
     .params = alloc_params,
     .generate = generate,
