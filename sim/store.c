@@ -397,6 +397,10 @@ void rs_store_close(rs_store *st)
     store_free(st);
 }
 
+/* The connection, for query.c (the store layer's read side) only; not in
+ * store.h, so nothing above the store layer can reach SQL. */
+struct sqlite3 *rs_store_db(rs_store *st);
+
 struct sqlite3 *rs_store_db(rs_store *st)
 {
     return st->db;
