@@ -533,7 +533,7 @@ static int runs_export(int argc, char **argv)
     if (out && !rc)
         fprintf(stderr, "rssim: wrote %lld rows to '%s'\n", o.nrows, out);
 out:
-    if (f != stdout && fclose(f) != 0 && !rc) {
+    if (f && f != stdout && fclose(f) != 0 && !rc) {
         rs_fail(&err, RS_EIO, "cannot write '%s': %s", out, strerror(errno));
         rc = rs_cli_report(&err);
     }
