@@ -104,6 +104,7 @@ enum {
     ST_SWEEP_FIND,
     ST_POINT_FIND,
     ST_SWEEP_STATUS,
+    ST_METRIC_SET,
     ST_COUNT
 };
 
@@ -136,6 +137,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_SWEEP_FIND] = "SELECT id FROM sweeps WHERE spec_hash = ?1",
     [ST_POINT_FIND] = "SELECT id FROM runs WHERE sweep_id = ?1 AND point_index = ?2",
     [ST_SWEEP_STATUS] = "UPDATE sweeps SET status = ?2 WHERE id = ?1",
+    [ST_METRIC_SET] = "INSERT OR REPLACE INTO metrics(run_id, name, value) VALUES(?1, ?2, ?3)",
 };
 
 struct rs_store {
@@ -394,6 +396,10 @@ void rs_store_close(rs_store *st)
 {
     store_free(st);
 }
+
+/* The connection, for query.c (the store layer's read side) only; not in
+ * store.h, so nothing above the store layer can reach SQL. */
+struct sqlite3 *rs_store_db(rs_store *st);
 
 struct sqlite3 *rs_store_db(rs_store *st)
 {
@@ -738,6 +744,22 @@ int rs_store_sweep_set_status(rs_store *st, int64_t sweep_id, const char *status
         return db_fail(st, err, "cannot set the status of sweep %" PRId64, sweep_id);
     if (sqlite3_changes(st->db) == 0)
         return rs_fail(err, RS_ENOTFOUND, "no sweep %" PRId64 " in '%s'", sweep_id, st->path);
+    return 0;
+}
+
+int rs_store_metric_set(rs_store *st, int64_t run_id, const char *name, double value,
+                        rs_err *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_METRIC_SET];
+    int rc;
+
+    if ((rc = check_writable(st, err)))
+        return rc;
+    sqlite3_bind_int64(s, 1, run_id);
+    sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+    sqlite3_bind_double(s, 3, value);
+    if (step_reset(s) != SQLITE_DONE)
+        return db_fail(st, err, "cannot store metric '%s' of run %" PRId64, name, run_id);
     return 0;
 }
 

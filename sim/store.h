@@ -17,7 +17,10 @@
  * transaction (rs_store_run_finish), so a killed process leaves a run
  * 'running' (or 'failed'), never a half-filled 'done'.  Prepared statements
  * are kept for the lifetime of the handle.  Timestamps are SQLite's
- * strftime('%Y-%m-%dT%H:%M:%fZ','now') (UTC).
+ * strftime('%Y-%m-%dT%H:%M:%fZ','now') (UTC).  This header is the write
+ * side; reading is sim/query.h's.  Only store.c and query.c speak SQL: the
+ * connection is not exported (query.c reaches it through rs_store_db,
+ * declared in the store layer's .c files only).
  */
 #ifndef RS_STORE_H
 #define RS_STORE_H
@@ -99,7 +102,10 @@ int rs_store_sweep_check(rs_store *st, int64_t sweep_id, rs_err *err);
  * transaction.  *r_copied counts the done runs taken from src. */
 int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_err *err);
 
-/* Raw handle for read-only queries (runs list/show/export, plot). */
-struct sqlite3 *rs_store_db(rs_store *st);
+/* Set metric name of run_id to value (NaN is stored as NULL), replacing
+ * its old value: what `rssim validate` adds to a measured run.  RS_EDB
+ * when there is no such run (foreign key) or SQLite fails. */
+int rs_store_metric_set(rs_store *st, int64_t run_id, const char *name, double value,
+                        rs_err *err);
 
 #endif

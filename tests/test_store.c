@@ -27,6 +27,10 @@
 #include "sim/base/result.h"
 #include "sim/store.h"
 
+/* store.c's connection (the store layer's, not in store.h): the schema
+ * and fault tests look at and poke the very connection the store uses. */
+struct sqlite3 *rs_store_db(rs_store *st);
+
 static char dir_path[4096];
 
 static void path_in_dir(char *buf, size_t n, const char *name)

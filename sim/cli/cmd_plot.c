@@ -2,7 +2,8 @@
  * cmd_plot.c — `rssim plot timeseries|overshoot|breakdown|validate|latency|
  * interval`: stored runs to PNG or SVG.
  *
- * The C side only reads the store, writes plain data files next to the
+ * The C side only reads the store (through sim/query.h), writes plain data
+ * files next to the
  * output (NAME.dat: a header row of column names, then numbers; several
  * series are blocks separated by two blank lines, each with its own header
  * whose first name is the series' title) and runs gnuplot on the template
@@ -19,7 +20,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <spawn.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +31,7 @@
 
 #include "../base/config.h"
 #include "../base/result.h"
+#include "../query.h"
 #include "../store.h"
 #include "cli.h"
 
@@ -149,12 +150,6 @@ static int vars_add_string(char *vars, const char *name, const char *value, rs_e
     return rc ? rc : vars_add(vars, err, "'; ");
 }
 
-static int db_fail(rs_store *st, rs_err *err, const char *what)
-{
-    return rs_fail(err, RS_EDB, "%s in '%s': %s", what, rs_store_path(st),
-                   sqlite3_errmsg(rs_store_db(st)));
-}
-
 /* The variables every multi-series template reads: its title and how many
  * series the data file holds. */
 static int vars_add_series(char *vars, const char *title, long nseries, rs_err *err)
@@ -183,85 +178,66 @@ static void dat_real(FILE *f, double v)
         fprintf(f, " %.10g", v);
 }
 
-/* Column col of a row for a data file (after a space). */
-static void dat_value(FILE *f, sqlite3_stmt *s, int col)
-{
-    switch (sqlite3_column_type(s, col)) {
-    case SQLITE_INTEGER: fprintf(f, " %lld", (long long)sqlite3_column_int64(s, col)); break;
-    case SQLITE_FLOAT: dat_real(f, sqlite3_column_double(s, col)); break;
-    default: fputs(" NaN", f); break;
-    }
-}
-
 /* ---- timeseries ---- */
 
 #define COL_NAME(name) " " #name
-#define COL_SEL(name) ", " #name
+
+typedef struct dat_out {
+    FILE *f;
+    long long n; /* rows written */
+} dat_out;
+
+/* A sample row: run_id, then every column (integers exactly). */
+static int timeseries_row(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
+{
+    dat_out *o = ctx;
+    (void)err;
+    fprintf(o->f, "%lld", (long long)run_id);
+#define DAT_INT(name) fprintf(o->f, " %lld", (long long)(int64_t)smp->name);
+#define DAT_REAL(name) dat_real(o->f, smp->name);
+    RS_SAMPLE_INT_COLUMNS(DAT_INT)
+    RS_SAMPLE_REAL_COLUMNS(DAT_REAL)
+#undef DAT_INT
+#undef DAT_REAL
+    fputc('\n', o->f);
+    o->n++;
+    return 0;
+}
 
 static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
 {
     static const char header[] =
         "run_id" RS_SAMPLE_INT_COLUMNS(COL_NAME) RS_SAMPLE_REAL_COLUMNS(COL_NAME);
-    static const char select_sql[] =
-        "SELECT run_id" RS_SAMPLE_INT_COLUMNS(COL_SEL) RS_SAMPLE_REAL_COLUMNS(COL_SEL)
-        " FROM samples WHERE run_id = ?1 ORDER BY t_ns";
-    char status[16], title[1024];
-    sqlite3_stmt *s = NULL;
-    FILE *f = NULL;
+    char title[1024];
+    rs_query_run run;
+    dat_out o = { 0 };
     int rc;
-    long long n = 0;
 
-    if ((rc = rs_store_run_status(st, id, status, err)))
+    if ((rc = rs_query_run_get(st, id, &run, err)))
         return rc;
-    if (strcmp(status, "done") != 0)
-        return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is %s, not done: nothing to plot",
-                       id, rs_store_path(st), status);
-
-    if (sqlite3_prepare_v2(rs_store_db(st), "SELECT preset, label FROM runs WHERE id = ?1", -1,
-                           &s, NULL) != SQLITE_OK)
-        return db_fail(st, err, "cannot read the run");
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-        rc = db_fail(st, err, "cannot read the run");
-        sqlite3_finalize(s);
+    if (strcmp(run.status, "done") != 0) {
+        rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is %s, not done: nothing to plot",
+                     id, rs_store_path(st), run.status);
+        rs_query_run_release(&run);
         return rc;
     }
-    const char *preset = (const char *)sqlite3_column_text(s, 0);
-    const char *label = (const char *)sqlite3_column_text(s, 1);
-    snprintf(title, sizeof title, "run %" PRId64 ": %s%s%s", id, preset ? preset : "no preset",
-             label && *label ? ", " : "", label && *label ? label : "");
-    sqlite3_finalize(s);
-    s = NULL;
+    snprintf(title, sizeof title, "run %" PRId64 ": %s%s%s", id,
+             run.preset ? run.preset : "no preset", run.label && *run.label ? ", " : "",
+             run.label && *run.label ? run.label : "");
+    rs_query_run_release(&run);
     if ((rc = vars_add_string(vars, "title", title, err)))
         return rc;
 
-    if (sqlite3_prepare_v2(rs_store_db(st), select_sql, -1, &s, NULL) != SQLITE_OK)
-        return db_fail(st, err, "cannot read the samples");
-    sqlite3_bind_int64(s, 1, id);
-    if (!(f = fopen(dat, "w"))) {
-        sqlite3_finalize(s);
+    if (!(o.f = fopen(dat, "w")))
         return rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
-    }
-    fprintf(f, "# rssim plot timeseries: samples of run %" PRId64 " from '%s'\n", id,
+    fprintf(o.f, "# rssim plot timeseries: samples of run %" PRId64 " from '%s'\n", id,
             rs_store_path(st));
-    fprintf(f, "%s\n", header);
-    int ncols = sqlite3_column_count(s);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        fprintf(f, "%lld", (long long)sqlite3_column_int64(s, 0)); /* run_id */
-        for (int k = 1; k < ncols; k++)
-            dat_value(f, s, k);
-        fputc('\n', f);
-        n++;
-    }
-    if (rc != SQLITE_DONE)
-        rc = db_fail(st, err, "cannot read the samples");
-    else
-        rc = 0;
-    sqlite3_finalize(s);
-    int crc = file_close(f, dat, err);
+    fprintf(o.f, "%s\n", header);
+    rc = rs_query_samples(st, &(rs_query_scope){ .run_id = id }, NULL, 0, timeseries_row, &o, err);
+    int crc = file_close(o.f, dat, err);
     if (rc || crc)
         return rc ? rc : crc;
-    if (n == 0)
+    if (o.n == 0)
         return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
                        id, rs_store_path(st));
     return 0;
@@ -269,59 +245,57 @@ static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *var
 
 /* ---- validate: a measured run and the predicted run it was made for ---- */
 
+/* Predicted (a) and measured (b) resident and allocated bytes at t_ns. */
+static int validate_row(void *ctx, const rs_sample *a, const rs_sample *b, rs_err *err)
+{
+    dat_out *o = ctx;
+    (void)err;
+    fprintf(o->f, "%lld %lld %lld %lld %lld\n", (long long)(int64_t)a->t_ns,
+            (long long)(int64_t)a->resident_bytes, (long long)(int64_t)b->resident_bytes,
+            (long long)(int64_t)a->allocated_bytes, (long long)(int64_t)b->allocated_bytes);
+    o->n++;
+    return 0;
+}
+
 static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
 {
+    static const char *const columns[] = { "resident_bytes", "allocated_bytes" };
     char title[512];
-    sqlite3_stmt *s = NULL;
-    FILE *f;
-    int rc;
-    long long n = 0;
+    rs_query_run run;
+    dat_out o = { 0 };
+    int rc, found = 0;
     double pred = 0;
 
-    if (sqlite3_prepare_v2(rs_store_db(st),
-                           "SELECT m.value, r.label FROM metrics m JOIN runs r ON r.id = m.run_id"
-                           " WHERE m.run_id = ?1 AND m.name = 'predicted_run_id' AND r.status = 'done'",
-                           -1, &s, NULL) != SQLITE_OK)
-        return db_fail(st, err, "cannot read the run");
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-        sqlite3_finalize(s);
+    rc = rs_query_run_get(st, id, &run, err);
+    if (rc && rc != RS_ENOTFOUND)
+        return rc;
+    if (!rc && !strcmp(run.status, "done") &&
+        (rc = rs_query_metric(st, id, "predicted_run_id", &pred, &found, err))) {
+        rs_query_run_release(&run);
+        return rc;
+    }
+    if (!found) {
+        rs_query_run_release(&run);
         return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is not a done measured run of "
                        "'rssim validate'", id, rs_store_path(st));
     }
-    pred = sqlite3_column_double(s, 0);
+    if (isnan(pred))
+        pred = 0; /* a NULL value reads as 0 */
     snprintf(title, sizeof title, "run %" PRId64 " (measured) vs run %.0f (predicted): %s", id, pred,
-             sqlite3_column_text(s, 1) ? (const char *)sqlite3_column_text(s, 1) : "");
-    sqlite3_finalize(s);
+             run.label ? run.label : "");
+    rs_query_run_release(&run);
     if ((rc = vars_add_string(vars, "title", title, err)))
         return rc;
-    if (sqlite3_prepare_v2(rs_store_db(st),
-                           "SELECT p.t_ns, p.resident_bytes, m.resident_bytes, p.allocated_bytes,"
-                           " m.allocated_bytes FROM samples p JOIN samples m ON m.t_ns = p.t_ns"
-                           " WHERE p.run_id = ?1 AND m.run_id = ?2 ORDER BY p.t_ns",
-                           -1, &s, NULL) != SQLITE_OK)
-        return db_fail(st, err, "cannot read the samples");
-    sqlite3_bind_int64(s, 1, (int64_t)pred);
-    sqlite3_bind_int64(s, 2, id);
-    if (!(f = fopen(dat, "w"))) {
-        sqlite3_finalize(s);
+    if (!(o.f = fopen(dat, "w")))
         return rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
-    }
-    fprintf(f, "# rssim plot validate: run %" PRId64 " (measured) and run %.0f (predicted)\n", id, pred);
-    fprintf(f, "t_ns predicted_resident_bytes measured_resident_bytes predicted_allocated_bytes"
-               " measured_allocated_bytes\n");
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        for (int k = 0; k < 5; k++)
-            fprintf(f, k ? " %lld" : "%lld", (long long)sqlite3_column_int64(s, k));
-        fputc('\n', f);
-        n++;
-    }
-    rc = rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot read the samples");
-    sqlite3_finalize(s);
-    int crc = file_close(f, dat, err);
+    fprintf(o.f, "# rssim plot validate: run %" PRId64 " (measured) and run %.0f (predicted)\n", id, pred);
+    fprintf(o.f, "t_ns predicted_resident_bytes measured_resident_bytes predicted_allocated_bytes"
+                 " measured_allocated_bytes\n");
+    rc = rs_query_samples_join(st, (int64_t)pred, id, columns, 2, validate_row, &o, err);
+    int crc = file_close(o.f, dat, err);
     if (rc || crc)
         return rc ? rc : crc;
-    if (!n)
+    if (!o.n)
         return rs_fail(err, RS_EINPUT, "runs %" PRId64 " and %.0f in '%s' share no sample time",
                        id, pred, rs_store_path(st));
     return 0;
@@ -337,20 +311,23 @@ static const char *const metric_names[M_COUNT] = {
 };
 
 #define MAX_KEYS 16
+#define MAX_METRICS 8
 
 typedef struct point {
     int64_t run_id, point_index;
-    double m[M_COUNT];       /* NaN when the run lacks the metric */
+    double m[MAX_METRICS];   /* the metrics sweep_read was asked for; NaN when missing */
     char *value[MAX_KEYS];   /* the run's param value of each varied key */
     int series;
 } point;
 
 typedef struct sweep_data {
+    rs_query_sweep sweep;    /* its row */
     char *keys_buf;          /* varied_keys, split in place */
     char *keys[MAX_KEYS];
     int nkeys;
+    size_t nmetrics;         /* per point, in pts[i].m */
     point *pts;
-    size_t npts;
+    size_t npts, cap_pts;
 } sweep_data;
 
 static void sweep_data_release(sweep_data *d)
@@ -360,34 +337,49 @@ static void sweep_data_release(sweep_data *d)
             free(d->pts[i].value[k]);
     free(d->pts);
     free(d->keys_buf);
+    rs_query_sweep_release(&d->sweep);
 }
 
-static int sweep_read(rs_store *st, int64_t id, sweep_data *d, char *title, size_t cap,
-                      rs_err *err)
+/* A done run of the sweep: its point, with metrics and varied keys' values. */
+static int sweep_point(void *ctx, const rs_query_run *run, const double *metrics,
+                       const char *const *params, rs_err *err)
 {
-    sqlite3 *db = rs_store_db(st);
-    sqlite3_stmt *s = NULL, *p = NULL;
+    sweep_data *d = ctx;
+
+    if (d->npts == d->cap_pts) {
+        size_t ncap = d->cap_pts ? 2 * d->cap_pts : 64;
+        point *np = realloc(d->pts, ncap * sizeof *np);
+        if (!np)
+            return rs_fail(err, RS_ENOMEM, "out of memory reading sweep %" PRId64, d->sweep.id);
+        d->pts = np;
+        d->cap_pts = ncap;
+    }
+    point *pt = &d->pts[d->npts];
+    memset(pt, 0, sizeof *pt);
+    pt->run_id = run->id;
+    pt->point_index = run->point_index;
+    for (size_t m = 0; m < d->nmetrics; m++)
+        pt->m[m] = metrics[m];
+    d->npts++;
+    for (int k = 0; k < d->nkeys; k++)
+        if (!(pt->value[k] = strdup(params[k] ? params[k] : "?")))
+            return rs_fail(err, RS_ENOMEM, "out of memory reading sweep %" PRId64, d->sweep.id);
+    return 0;
+}
+
+/* The done runs of sweep id, in point order, each with the metrics named
+ * (at most MAX_METRICS) and its values of the sweep's varied keys. */
+static int sweep_read(rs_store *st, int64_t id, const char *const *metrics, size_t nmetrics,
+                      sweep_data *d, char *title, size_t cap, rs_err *err)
+{
     int rc;
 
-    if ((rc = rs_store_sweep_check(st, id, err)))
+    if ((rc = rs_query_sweep_get(st, id, &d->sweep, err)))
         return rc;
-    if (sqlite3_prepare_v2(db, "SELECT varied_keys, preset FROM sweeps WHERE id = ?1", -1, &s,
-                           NULL) != SQLITE_OK)
-        return db_fail(st, err, "cannot read the sweep");
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-        rc = db_fail(st, err, "cannot read the sweep");
-        sqlite3_finalize(s);
-        return rc;
-    }
-    const char *keys = (const char *)sqlite3_column_text(s, 0);
-    const char *preset = (const char *)sqlite3_column_text(s, 1);
+    const char *keys = d->sweep.varied_keys, *preset = d->sweep.preset;
     snprintf(title, cap, "sweep %" PRId64 " (%s): steady rss/limit; dashed: (1−x)⁻¹ from measured x",
              id, preset ? preset : "no preset");
-    d->keys_buf = strdup(keys ? keys : "");
-    sqlite3_finalize(s);
-    s = NULL;
-    if (!d->keys_buf)
+    if (!(d->keys_buf = strdup(keys ? keys : "")))
         return rs_fail(err, RS_ENOMEM, "out of memory reading sweep %" PRId64, id);
     /* "key,key2" (spaces tolerated) split in place */
     for (char *k = d->keys_buf; *k;) {
@@ -403,68 +395,17 @@ static int sweep_read(rs_store *st, int64_t id, sweep_data *d, char *title, size
         k = sep ? end + 1 : end;
     }
 
-    static const char runs_sql[] =
-        "SELECT r.id, r.point_index,"
-        " (SELECT value FROM metrics WHERE run_id = r.id AND name = ?2),"
-        " (SELECT value FROM metrics WHERE run_id = r.id AND name = ?3),"
-        " (SELECT value FROM metrics WHERE run_id = r.id AND name = ?4),"
-        " (SELECT value FROM metrics WHERE run_id = r.id AND name = ?5),"
-        " (SELECT value FROM metrics WHERE run_id = r.id AND name = ?6)"
-        " FROM runs r WHERE r.sweep_id = ?1 AND r.status = 'done' ORDER BY r.point_index";
-    if (sqlite3_prepare_v2(db, runs_sql, -1, &s, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT value FROM params WHERE run_id = ?1 AND key = ?2", -1, &p,
-                           NULL) != SQLITE_OK) {
-        rc = db_fail(st, err, "cannot read the runs of the sweep");
-        goto out;
-    }
-    sqlite3_bind_int64(s, 1, id);
-    for (int m = 0; m < M_COUNT; m++)
-        sqlite3_bind_text(s, 2 + m, metric_names[m], -1, SQLITE_STATIC);
-    size_t cap_pts = 0;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (d->npts == cap_pts) {
-            size_t ncap = cap_pts ? 2 * cap_pts : 64;
-            point *np = realloc(d->pts, ncap * sizeof *np);
-            if (!np) {
-                rc = rs_fail(err, RS_ENOMEM, "out of memory reading sweep %" PRId64, id);
-                goto out;
-            }
-            d->pts = np;
-            cap_pts = ncap;
-        }
-        point *pt = &d->pts[d->npts];
-        memset(pt, 0, sizeof *pt);
-        pt->run_id = sqlite3_column_int64(s, 0);
-        pt->point_index = sqlite3_column_int64(s, 1);
-        for (int m = 0; m < M_COUNT; m++)
-            pt->m[m] = sqlite3_column_type(s, 2 + m) == SQLITE_NULL
-                           ? NAN : sqlite3_column_double(s, 2 + m);
-        d->npts++;
-        for (int k = 0; k < d->nkeys; k++) {
-            sqlite3_bind_int64(p, 1, pt->run_id);
-            sqlite3_bind_text(p, 2, d->keys[k], -1, SQLITE_STATIC);
-            const char *v = sqlite3_step(p) == SQLITE_ROW ? (const char *)sqlite3_column_text(p, 0)
-                                                          : NULL;
-            pt->value[k] = strdup(v ? v : "?");
-            sqlite3_reset(p);
-            if (!pt->value[k]) {
-                rc = rs_fail(err, RS_ENOMEM, "out of memory reading sweep %" PRId64, id);
-                goto out;
-            }
-        }
-    }
-    if (rc != SQLITE_DONE) {
-        rc = db_fail(st, err, "cannot read the runs of the sweep");
-        goto out;
-    }
-    rc = 0;
+    d->nmetrics = nmetrics;
+    if ((rc = rs_query_runs(st, &(rs_query_runs_filter){ .sweep_id = id, .status = "done",
+                                                         .metrics = metrics, .nmetrics = nmetrics,
+                                                         .params = (const char *const *)d->keys,
+                                                         .nparams = (size_t)d->nkeys },
+                            sweep_point, d, err)))
+        return rc;
     if (d->npts == 0)
-        rc = rs_fail(err, RS_EINPUT, "sweep %" PRId64 " in '%s' has no done runs: nothing to plot",
-                     id, rs_store_path(st));
-out:
-    sqlite3_finalize(s);
-    sqlite3_finalize(p);
-    return rc;
+        return rs_fail(err, RS_EINPUT, "sweep %" PRId64 " in '%s' has no done runs: nothing to plot",
+                       id, rs_store_path(st));
+    return 0;
 }
 
 static int same_bytes(double a, double b)
@@ -515,7 +456,7 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
     FILE *f = NULL;
     int rc, nseries = 0;
 
-    if ((rc = sweep_read(st, id, &d, title, sizeof title, err)))
+    if ((rc = sweep_read(st, id, metric_names, M_COUNT, &d, title, sizeof title, err)))
         goto out;
     int lk = limit_key(&d);
     /* series numbered by first appearance in point order */
@@ -591,17 +532,37 @@ out:
 
 /* ---- latency: the op latency CDF of runs, from their latency_p<q>_ns ---- */
 
+typedef struct id_list {
+    int64_t *ids;
+    size_t n, cap;
+} id_list;
+
+static int id_add(void *ctx, const rs_query_run *run, const double *metrics,
+                  const char *const *params, rs_err *err)
+{
+    id_list *l = ctx;
+    (void)metrics;
+    (void)params;
+    if (l->n == l->cap) {
+        int64_t *more = realloc(l->ids, 2 * l->cap * sizeof *l->ids);
+        if (!more)
+            return rs_fail(err, RS_ENOMEM, "out of memory");
+        l->ids = more;
+        l->cap *= 2;
+    }
+    l->ids[l->n++] = run->id;
+    return 0;
+}
+
 /* The done runs to draw: the --run ids (each must be done) or the done
  * runs of --sweep in point order.  *r_ids is malloc'd. */
 static int runs_of(rs_store *st, const plot_args *a, int64_t **r_ids, size_t *r_n, rs_err *err)
 {
-    sqlite3_stmt *s = NULL;
-    size_t n = 0, cap = a->nruns ? a->nruns : 16;
-    int64_t *ids = malloc(cap * sizeof *ids);
+    id_list l = { .cap = a->nruns ? a->nruns : 16 };
     char status[16];
     int rc = 0;
 
-    if (!ids)
+    if (!(l.ids = malloc(l.cap * sizeof *l.ids)))
         return rs_fail(err, RS_ENOMEM, "out of memory");
     for (size_t i = 0; i < a->nruns; i++) {
         if ((rc = rs_store_run_status(st, a->runs[i], status, err)))
@@ -611,96 +572,107 @@ static int runs_of(rs_store *st, const plot_args *a, int64_t **r_ids, size_t *r_
                          a->runs[i], rs_store_path(st), status);
             goto out;
         }
-        ids[n++] = a->runs[i];
+        l.ids[l.n++] = a->runs[i];
     }
     if (a->sweep) {
-        if ((rc = rs_store_sweep_check(st, a->sweep, err)))
-            goto out;
-        if (sqlite3_prepare_v2(rs_store_db(st), "SELECT id FROM runs WHERE sweep_id = ?1 AND "
-                               "status = 'done' ORDER BY point_index", -1, &s, NULL) != SQLITE_OK) {
-            rc = db_fail(st, err, "cannot read the runs of the sweep");
-            goto out;
-        }
-        sqlite3_bind_int64(s, 1, a->sweep);
-        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-            if (n == cap) {
-                int64_t *more = realloc(ids, 2 * cap * sizeof *ids);
-                if (!more) {
-                    rc = rs_fail(err, RS_ENOMEM, "out of memory");
-                    goto out;
-                }
-                ids = more;
-                cap *= 2;
-            }
-            ids[n++] = sqlite3_column_int64(s, 0);
-        }
-        rc = rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot read the runs of the sweep");
-        if (!rc && n == 0)
+        rc = rs_query_runs(st, &(rs_query_runs_filter){ .sweep_id = a->sweep, .status = "done" },
+                           id_add, &l, err);
+        if (!rc && l.n == 0)
             rc = rs_fail(err, RS_EINPUT, "sweep %" PRId64 " in '%s' has no done runs: nothing to "
                          "plot", a->sweep, rs_store_path(st));
     }
 out:
-    sqlite3_finalize(s);
     if (rc) {
-        free(ids);
+        free(l.ids);
         return rc;
     }
-    *r_ids = ids;
-    *r_n = n;
+    *r_ids = l.ids;
+    *r_n = l.n;
+    return 0;
+}
+
+/* The param keys whose values differ among the runs drawn, sorted
+ * (strcmp, the store's order), read once for all the curves' titles. */
+typedef struct key_set {
+    char **keys;
+    size_t n, cap;
+} key_set;
+
+static int key_add(void *ctx, const char *key, const char *value, rs_err *err)
+{
+    key_set *ks = ctx;
+    (void)value;
+    if (ks->n == ks->cap) {
+        size_t ncap = ks->cap ? 2 * ks->cap : 32;
+        char **more = realloc(ks->keys, ncap * sizeof *more);
+        if (!more)
+            return rs_fail(err, RS_ENOMEM, "out of memory");
+        ks->keys = more;
+        ks->cap = ncap;
+    }
+    if (!(ks->keys[ks->n] = strdup(key)))
+        return rs_fail(err, RS_ENOMEM, "out of memory");
+    ks->n++;
+    return 0;
+}
+
+static void key_set_release(key_set *ks)
+{
+    for (size_t i = 0; i < ks->n; i++)
+        free(ks->keys[i]);
+    free(ks->keys);
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A title being extended with ": key=value, key=value" (cut at cap). */
+typedef struct title_params {
+    const key_set *varying;
+    char *title;
+    size_t cap, len;
+    int k;
+} title_params;
+
+static int title_param(void *ctx, const char *key, const char *value, rs_err *err)
+{
+    title_params *t = ctx;
+    (void)err;
+    if (!bsearch(&key, t->varying->keys, t->varying->n, sizeof *t->varying->keys, by_key))
+        return 0;
+    if (t->len < t->cap)
+        t->len += (size_t)snprintf(t->title + t->len, t->cap - t->len, "%s%s=%s",
+                                   t->k ? ", " : ": ", key, value);
+    t->k++;
     return 0;
 }
 
 /* A curve's title: "run N: LABEL" when the run has a label, else "run N:"
- * and the params whose values differ among the n runs, else "run N". */
-static int run_title(rs_store *st, int64_t id, const int64_t *ids, size_t n, char *title,
-                     size_t cap, rs_err *err)
+ * and the params whose values differ among the n runs (*varying, read on
+ * first need), else "run N". */
+static int run_title(rs_store *st, int64_t id, const int64_t *ids, size_t n, key_set *varying,
+                     int *have_varying, char *title, size_t cap, rs_err *err)
 {
-    sqlite3 *db = rs_store_db(st);
-    sqlite3_stmt *s = NULL;
-    char *sql = NULL;
-    size_t len = 0;
-    int rc = 0;
+    rs_query_run run;
+    int rc;
 
-    if (sqlite3_prepare_v2(db, "SELECT label FROM runs WHERE id = ?1", -1, &s, NULL) != SQLITE_OK)
-        return db_fail(st, err, "cannot read the run");
-    sqlite3_bind_int64(s, 1, id);
-    const char *label = sqlite3_step(s) == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0)
-                                                      : NULL;
-    int labelled = label && *label;
-    snprintf(title, cap, "run %" PRId64 "%s%s", id, labelled ? ": " : "", labelled ? label : "");
-    sqlite3_finalize(s);
-    s = NULL;
+    if ((rc = rs_query_run_get(st, id, &run, err)))
+        return rc;
+    int labelled = run.label && *run.label;
+    snprintf(title, cap, "run %" PRId64 "%s%s", id, labelled ? ": " : "",
+             labelled ? run.label : "");
+    rs_query_run_release(&run);
     if (labelled || n < 2)
         return 0;
-    /* "1,2,3": ids are integers, so the IN list needs no binding */
-    static const char head[] = "SELECT p.key, p.value FROM params p WHERE p.run_id = ?1 AND p.key"
-                               " IN (SELECT key FROM params WHERE run_id IN (",
-                      tail[] = ") GROUP BY key HAVING COUNT(DISTINCT value) > 1 OR COUNT(*) < ?2)"
-                               " ORDER BY p.key";
-    size_t sql_cap = sizeof head + n * 22 + sizeof tail;
-    if (!(sql = malloc(sql_cap)))
-        return rs_fail(err, RS_ENOMEM, "out of memory");
-    len = (size_t)snprintf(sql, sql_cap, "%s", head);
-    for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(sql + len, sql_cap - len, "%s%" PRId64, i ? "," : "", ids[i]);
-    snprintf(sql + len, sql_cap - len, "%s", tail);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-        rc = db_fail(st, err, "cannot read the params");
-        goto out;
+    if (!*have_varying) {
+        if ((rc = rs_query_params_varying(st, ids, n, key_add, varying, err)))
+            return rc;
+        *have_varying = 1;
     }
-    sqlite3_bind_int64(s, 1, id);
-    sqlite3_bind_int64(s, 2, (sqlite3_int64)n);
-    len = strlen(title);
-    for (int k = 0; (rc = sqlite3_step(s)) == SQLITE_ROW; k++)
-        if (len < cap)
-            len += (size_t)snprintf(title + len, cap - len, "%s%s=%s", k ? ", " : ": ",
-                                    (const char *)sqlite3_column_text(s, 0),
-                                    (const char *)sqlite3_column_text(s, 1));
-    rc = rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot read the params");
-out:
-    sqlite3_finalize(s);
-    free(sql);
-    return rc;
+    title_params t = { .varying = varying, .title = title, .cap = cap, .len = strlen(title) };
+    return rs_query_params(st, id, title_param, &t, err);
 }
 
 typedef struct quantile {
@@ -713,36 +685,45 @@ static int by_q(const void *a, const void *b)
     return x->q_pct < y->q_pct ? -1 : x->q_pct > y->q_pct;
 }
 
+/* Quantiles being collected from a run's metrics. */
+typedef struct quantiles {
+    quantile *q;
+    size_t n, cap;
+} quantiles;
+
+/* A metric named latency_p<q>_ns (the prefix and suffix in any case, as
+ * SQL's LIKE matched them; then q a number in (0, 100] and "_ns" exactly). */
+static int quantile_add(void *ctx, int64_t run_id, const char *name, double value, rs_err *err)
+{
+    quantiles *qs = ctx;
+    size_t len = strlen(name);
+    char *end;
+
+    (void)run_id;
+    (void)err;
+    if (qs->n == qs->cap || len < strlen("latency_p_ns") || strncasecmp(name, "latency_p", 9) ||
+        strcasecmp(name + len - 3, "_ns"))
+        return 0;
+    double v = strtod(name + 9, &end);
+    if (end != name + 9 && !strcmp(end, "_ns") && v > 0 && v <= 100 && !isnan(value))
+        qs->q[qs->n++] = (quantile){ .q_pct = v, .latency_ns = value };
+    return 0;
+}
+
 /* Run id's latency_p<q>_ns metrics, sorted by q (at most cap). */
 static int run_quantiles(rs_store *st, int64_t id, quantile *q, size_t cap, size_t *r_n,
                          rs_err *err)
 {
-    sqlite3_stmt *s = NULL;
-    size_t n = 0;
+    quantiles qs = { .q = q, .cap = cap };
     int rc;
 
-    if (sqlite3_prepare_v2(rs_store_db(st), "SELECT name, value FROM metrics WHERE run_id = ?1"
-                           " AND name LIKE 'latency\\_p%\\_ns' ESCAPE '\\'", -1, &s,
-                           NULL) != SQLITE_OK)
-        return db_fail(st, err, "cannot read the metrics");
-    sqlite3_bind_int64(s, 1, id);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW && n < cap) {
-        const char *name = (const char *)sqlite3_column_text(s, 0) + strlen("latency_p");
-        char *end;
-        double v = strtod(name, &end);
-        if (end != name && !strcmp(end, "_ns") && v > 0 && v <= 100 &&
-            sqlite3_column_type(s, 1) != SQLITE_NULL)
-            q[n++] = (quantile){ .q_pct = v, .latency_ns = sqlite3_column_double(s, 1) };
-    }
-    rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_fail(st, err, "cannot read the metrics");
-    sqlite3_finalize(s);
-    if (rc)
+    if ((rc = rs_query_metrics(st, &(rs_query_scope){ .run_id = id }, quantile_add, &qs, err)))
         return rc;
-    if (n == 0)
+    if (qs.n == 0)
         return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no latency_p<q>_ns metrics "
                        "(an osd run has them): nothing to plot", id, rs_store_path(st));
-    qsort(q, n, sizeof *q, by_q);
-    *r_n = n;
+    qsort(q, qs.n, sizeof *q, by_q);
+    *r_n = qs.n;
     return 0;
 }
 
@@ -762,6 +743,8 @@ static int latency_write(rs_store *st, const plot_args *a, const char *dat, char
     size_t n = 0;
     quantile q[64];
     char title[1024];
+    key_set varying = { 0 };
+    int have_varying = 0;
     FILE *f = NULL;
     int rc;
 
@@ -776,7 +759,8 @@ static int latency_write(rs_store *st, const plot_args *a, const char *dat, char
     for (size_t i = 0; i < n; i++) {
         size_t nq = 0;
         if ((rc = run_quantiles(st, ids[i], q, sizeof q / sizeof q[0], &nq, err)) ||
-            (rc = run_title(st, ids[i], ids, n, title, sizeof title, err)))
+            (rc = run_title(st, ids[i], ids, n, &varying, &have_varying, title, sizeof title,
+                            err)))
             goto out;
         /* the block's header: the first column (q) is named by the curve's
          * title, for gnuplot's columnheader(1) */
@@ -804,6 +788,7 @@ out:
     if (f)
         fclose(f);
     free(ids);
+    key_set_release(&varying);
     return rc;
 }
 
@@ -831,15 +816,20 @@ static int by_interval(const void *a, const void *b)
 static int interval_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                           rs_err *err)
 {
+    /* the overshoot metrics (M_*), then the interval's (M_COUNT + I_*) */
+    const char *metrics[M_COUNT + I_COUNT];
     const char *key = a->key ? a->key : "bluestore_cache_trim_interval";
-    sqlite3_stmt *s = NULL;
     sweep_data d = { 0 };
     ipoint *ip = NULL;
     char title[1024];
     FILE *f = NULL;
     int rc, kx = -1, nseries = 0, have_iops = 0;
 
-    if ((rc = sweep_read(st, a->sweep, &d, title, sizeof title, err)))
+    for (int m = 0; m < M_COUNT; m++)
+        metrics[m] = metric_names[m];
+    for (int m = 0; m < I_COUNT; m++)
+        metrics[M_COUNT + m] = interval_metrics[m];
+    if ((rc = sweep_read(st, a->sweep, metrics, M_COUNT + I_COUNT, &d, title, sizeof title, err)))
         goto out;
     for (int k = 0; k < d.nkeys; k++)
         if (!strcmp(d.keys[k], key))
@@ -860,11 +850,6 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
         rc = rs_fail(err, RS_ENOMEM, "out of memory plotting sweep %" PRId64, a->sweep);
         goto out;
     }
-    if (sqlite3_prepare_v2(rs_store_db(st), "SELECT value FROM metrics WHERE run_id = ?1 AND "
-                           "name = ?2", -1, &s, NULL) != SQLITE_OK) {
-        rc = db_fail(st, err, "cannot read the metrics");
-        goto out;
-    }
     for (size_t i = 0; i < d.npts; i++) {
         point *pt = &d.pts[i];
         uint64_t ns;
@@ -882,13 +867,8 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
             goto out;
         }
         ip[i].interval_ms = (double)ns / 1e6;
-        for (int m = 0; m < I_COUNT; m++) {
-            sqlite3_bind_int64(s, 1, pt->run_id);
-            sqlite3_bind_text(s, 2, interval_metrics[m], -1, SQLITE_STATIC);
-            ip[i].m[m] = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL
-                             ? sqlite3_column_double(s, 0) : NAN;
-            sqlite3_reset(s);
-        }
+        for (int m = 0; m < I_COUNT; m++)
+            ip[i].m[m] = pt->m[M_COUNT + m];
         have_iops += !isnan(ip[i].m[I_IOPS]);
     }
     if (!have_iops) {
@@ -930,23 +910,14 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
     }
     rc = file_close(f, dat, err);
     f = NULL;
-    sqlite3_stmt *pr = NULL;
-    const char *preset = NULL;
-    if (sqlite3_prepare_v2(rs_store_db(st), "SELECT preset FROM sweeps WHERE id = ?1", -1, &pr,
-                           NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(pr, 1, a->sweep);
-        if (sqlite3_step(pr) == SQLITE_ROW)
-            preset = (const char *)sqlite3_column_text(pr, 0);
-    }
+    const char *preset = d.sweep.preset;
     snprintf(title, sizeof title, "sweep %" PRId64 " (%s): peak cache/limit and IOPS vs %s",
              a->sweep, preset ? preset : "no preset", key);
-    sqlite3_finalize(pr);
     if (!rc)
         rc = vars_add_series(vars, title, nseries, err);
 out:
     if (f)
         fclose(f);
-    sqlite3_finalize(s);
     free(ip);
     sweep_data_release(&d);
     return rc;

@@ -4,20 +4,21 @@
  * list, show and export open the database read-only (rs_store_open_ro): a
  * mistyped --db is an error, never a new empty file.  init is the one
  * subcommand that creates a database (an empty, migrated schema: for
- * scripts and tests that fill it themselves).  Queries are plain SQL on the
- * store's handle; the sample columns come from result.h's X-macros, so the
- * CSV export follows the schema.  See docs/store.md.
+ * scripts and tests that fill it themselves).  The rows come from the
+ * store's query module (sim/query.h), one at a time; the sample columns come
+ * from result.h's X-macros, so the CSV export follows the schema.  See
+ * docs/store.md.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/result.h"
+#include "../query.h"
 #include "../store.h"
 #include "cli.h"
 
@@ -66,22 +67,6 @@ int cmd_runs(int argc, char **argv)
     return rs_cli_usage_error("runs", "unknown subcommand '%s'", argv[1]);
 }
 
-/* Report a SQLite failure on st's database; returns the exit status. */
-static int report_db(rs_store *st, const char *what)
-{
-    rs_err err;
-    rs_fail(&err, RS_EDB, "%s in '%s': %s", what, rs_store_path(st),
-            sqlite3_errmsg(rs_store_db(st)));
-    return rs_cli_report(&err);
-}
-
-static int prepare(rs_store *st, const char *sql, sqlite3_stmt **r_s)
-{
-    if (sqlite3_prepare_v2(rs_store_db(st), sql, -1, r_s, NULL) != SQLITE_OK)
-        return report_db(st, "cannot query the database");
-    return 0;
-}
-
 /* A metric value for humans: integers exactly, others with 6 digits. */
 static void format_value(char *buf, size_t cap, double v)
 {
@@ -122,13 +107,49 @@ static void cell_text(char *cell, const char *s)
         snprintf(cell, LIST_CELL, "%.*s...", LIST_CELL - 4, s);
 }
 
-/* A metric divided by scale with digits decimals, or "-" when NULL. */
-static void cell_real(char *cell, sqlite3_stmt *s, int col, double scale, int digits)
+/* A metric divided by scale with digits decimals, or "-" when missing. */
+static void cell_real(char *cell, double v, double scale, int digits)
 {
-    if (sqlite3_column_type(s, col) == SQLITE_NULL)
+    if (isnan(v))
         snprintf(cell, LIST_CELL, "-");
     else
-        snprintf(cell, LIST_CELL, "%.*f", digits, sqlite3_column_double(s, col) / scale);
+        snprintf(cell, LIST_CELL, "%.*f", digits, v / scale);
+}
+
+typedef struct list_rows {
+    list_row *rows;
+    size_t n, cap;
+} list_rows;
+
+static int list_add(void *ctx, const rs_query_run *run, const double *metrics,
+                    const char *const *params, rs_err *err)
+{
+    list_rows *l = ctx;
+    (void)params;
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 64;
+        list_row *p = realloc(l->rows, ncap * sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory listing %zu runs", l->n);
+        l->rows = p;
+        l->cap = ncap;
+    }
+    list_row *r = &l->rows[l->n++];
+    snprintf(r->cell[L_ID], LIST_CELL, "%lld", (long long)run->id);
+    cell_text(r->cell[L_KIND], run->kind);
+    cell_text(r->cell[L_STATUS], run->status);
+    if (!run->has_sweep_id)
+        snprintf(r->cell[L_POINT], LIST_CELL, "-");
+    else
+        snprintf(r->cell[L_POINT], LIST_CELL, "%lld/%lld", (long long)run->sweep_id,
+                 (long long)run->point_index);
+    cell_text(r->cell[L_PRESET], run->preset);
+    cell_text(r->cell[L_LABEL], run->label);
+    snprintf(r->cell[L_SEED], LIST_CELL, "%" PRIu64, run->seed);
+    cell_real(r->cell[L_RSS], metrics[0], MIB, 1);
+    cell_real(r->cell[L_OVER], metrics[1], 1.0, 3);
+    cell_real(r->cell[L_X], metrics[2], 1.0, 3);
+    return 0;
 }
 
 static void list_usage(FILE *f)
@@ -181,66 +202,22 @@ static int runs_list(int argc, char **argv)
                                       "running, done, failed)", status);
     }
 
+    static const char *const metric_names[] = { "rss_steady_bytes", "overshoot_steady",
+                                                "x_steady" };
     rs_err err = { 0 };
     rs_store *st = NULL;
-    sqlite3_stmt *s = NULL;
-    list_row *rows = NULL;
-    size_t n = 0, cap = 0;
+    list_rows l = { 0 };
 
     if (rs_store_open_ro(&st, db, &err))
         return rs_cli_report(&err);
-    if (sweep && (rc = rs_store_sweep_check(st, sweep, &err))) {
+    if ((rc = rs_query_runs(st, &(rs_query_runs_filter){ .sweep_id = sweep, .status = status,
+                                                         .metrics = metric_names, .nmetrics = 3 },
+                            list_add, &l, &err))) {
         rc = rs_cli_report(&err);
         goto out;
     }
-    if ((rc = prepare(st,
-                      "SELECT r.id, r.kind, r.status, r.sweep_id, r.point_index, r.preset, r.label,"
-                      " r.seed,"
-                      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rss_steady_bytes'),"
-                      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'overshoot_steady'),"
-                      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'x_steady')"
-                      " FROM runs r WHERE (?1 IS NULL OR r.sweep_id = ?1)"
-                      " AND (?2 IS NULL OR r.status = ?2)"
-                      " ORDER BY CASE WHEN ?1 IS NULL THEN r.id ELSE r.point_index END",
-                      &s)))
-        goto out;
-    if (sweep)
-        sqlite3_bind_int64(s, 1, sweep);
-    sqlite3_bind_text(s, 2, status, -1, SQLITE_STATIC);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (n == cap) {
-            size_t ncap = cap ? 2 * cap : 64;
-            list_row *p = realloc(rows, ncap * sizeof *p);
-            if (!p) {
-                rs_fail(&err, RS_ENOMEM, "out of memory listing %zu runs", n);
-                rc = rs_cli_report(&err);
-                goto out;
-            }
-            rows = p;
-            cap = ncap;
-        }
-        list_row *r = &rows[n++];
-        snprintf(r->cell[L_ID], LIST_CELL, "%lld", (long long)sqlite3_column_int64(s, 0));
-        cell_text(r->cell[L_KIND], (const char *)sqlite3_column_text(s, 1));
-        cell_text(r->cell[L_STATUS], (const char *)sqlite3_column_text(s, 2));
-        if (sqlite3_column_type(s, 3) == SQLITE_NULL)
-            snprintf(r->cell[L_POINT], LIST_CELL, "-");
-        else
-            snprintf(r->cell[L_POINT], LIST_CELL, "%lld/%lld",
-                     (long long)sqlite3_column_int64(s, 3), (long long)sqlite3_column_int64(s, 4));
-        cell_text(r->cell[L_PRESET], (const char *)sqlite3_column_text(s, 5));
-        cell_text(r->cell[L_LABEL], (const char *)sqlite3_column_text(s, 6));
-        snprintf(r->cell[L_SEED], LIST_CELL, "%" PRIu64, (uint64_t)sqlite3_column_int64(s, 7));
-        cell_real(r->cell[L_RSS], s, 8, MIB, 1);
-        cell_real(r->cell[L_OVER], s, 9, 1.0, 3);
-        cell_real(r->cell[L_X], s, 10, 1.0, 3);
-    }
-    if (rc != SQLITE_DONE) {
-        rc = report_db(st, "cannot list runs");
-        goto out;
-    }
-    rc = 0;
-
+    list_row *rows = l.rows;
+    size_t n = l.n;
     int width[L_NCOLS];
     for (int k = 0; k < L_NCOLS; k++) {
         width[k] = (int)strlen(list_cols[k].head);
@@ -264,8 +241,7 @@ static int runs_list(int argc, char **argv)
         rc = rs_cli_report(&err);
     }
 out:
-    free(rows);
-    sqlite3_finalize(s);
+    free(l.rows);
     rs_store_close(st);
     return rc;
 }
@@ -281,6 +257,46 @@ static void show_usage(FILE *f)
             "      --db PATH     SQLite database (default %s)\n"
             "  -h, --help        this help\n",
             rs_cli_default_db());
+}
+
+static void show_text(const char *name, const char *value)
+{
+    printf("  %-13s %s\n", name, value ? value : "-");
+}
+
+static void show_int(const char *name, int has, int64_t value)
+{
+    if (has)
+        printf("  %-13s %lld\n", name, (long long)value);
+    else
+        printf("  %-13s -\n", name);
+}
+
+static int show_param(void *ctx, const char *key, const char *value, rs_err *err)
+{
+    (void)ctx;
+    (void)err;
+    printf("  %s = %s\n", key, value);
+    return 0;
+}
+
+static int show_metric(void *ctx, int64_t run_id, const char *name, double v, rs_err *err)
+{
+    char value[64];
+    size_t len = strlen(name);
+
+    (void)ctx;
+    (void)run_id;
+    (void)err;
+    if (isnan(v))
+        printf("  %-24s NaN\n", name);
+    else if (len > 6 && !strcmp(name + len - 6, "_bytes"))
+        printf("  %-24s %-14.0f (%.1f MiB)\n", name, v, v / MIB);
+    else {
+        format_value(value, sizeof value, v);
+        printf("  %-24s %s\n", name, value);
+    }
+    return 0;
 }
 
 static int runs_show(int argc, char **argv)
@@ -308,137 +324,115 @@ static int runs_show(int argc, char **argv)
 
     rs_err err = { 0 };
     rs_store *st = NULL;
-    sqlite3_stmt *s = NULL;
-    char status[16];
+    rs_query_run run;
+    int64_t nsamples, first_ns, last_ns;
 
-    if (rs_store_open_ro(&st, db, &err) || rs_store_run_status(st, id, status, &err)) {
+    if (rs_store_open_ro(&st, db, &err) || rs_query_run_get(st, id, &run, &err)) {
         rs_store_close(st);
         return rs_cli_report(&err);
     }
-    /* the row, one column per line */
-    if ((rc = prepare(st, "SELECT * FROM runs WHERE id = ?1", &s)))
-        goto out;
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) != SQLITE_ROW) {
-        rc = report_db(st, "cannot read the run");
-        goto out;
-    }
+    /* the row, one column per line, in the table's order */
     printf("run %lld\n", (long long)id);
-    for (int k = 0; k < sqlite3_column_count(s); k++) {
-        const char *name = sqlite3_column_name(s, k);
-        if (!strcmp(name, "id"))
-            continue;
-        if (sqlite3_column_type(s, k) == SQLITE_NULL)
-            printf("  %-13s -\n", name);
-        else if (!strcmp(name, "seed"))
-            printf("  %-13s %" PRIu64 "\n", name, (uint64_t)sqlite3_column_int64(s, k));
-        else
-            printf("  %-13s %s\n", name, (const char *)sqlite3_column_text(s, k));
-    }
-    sqlite3_finalize(s);
-    s = NULL;
+    show_text("kind", run.kind);
+    show_text("status", run.status);
+    show_text("created_at", run.created_at);
+    show_text("started_at", run.started_at);
+    show_text("finished_at", run.finished_at);
+    show_text("version", run.version);
+    show_text("trace_path", run.trace_path);
+    show_text("trace_sha256", run.trace_sha256);
+    show_text("preset", run.preset);
+    printf("  %-13s %" PRIu64 "\n", "seed", run.seed);
+    show_text("param_hash", run.param_hash);
+    show_int("sweep_id", run.has_sweep_id, run.sweep_id);
+    show_int("point_index", run.has_point_index, run.point_index);
+    show_text("label", run.label);
+    show_int("events", run.has_events, run.events);
+    show_int("wall_ns", run.has_wall_ns, run.wall_ns);
+    show_text("error", run.error);
+    rs_query_run_release(&run);
 
-    if ((rc = prepare(st, "SELECT count(*), min(t_ns), max(t_ns) FROM samples WHERE run_id = ?1",
-                      &s)))
+    if ((rc = rs_query_samples_span(st, id, &nsamples, &first_ns, &last_ns, &err)))
         goto out;
-    sqlite3_bind_int64(s, 1, id);
-    if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int64(s, 0) > 0)
-        printf("  %-13s %lld (t %.3f s .. %.3f s)\n", "samples",
-               (long long)sqlite3_column_int64(s, 0), (double)sqlite3_column_int64(s, 1) / 1e9,
-               (double)sqlite3_column_int64(s, 2) / 1e9);
+    if (nsamples > 0)
+        printf("  %-13s %lld (t %.3f s .. %.3f s)\n", "samples", (long long)nsamples,
+               (double)first_ns / 1e9, (double)last_ns / 1e9);
     else
         printf("  %-13s 0\n", "samples");
-    sqlite3_finalize(s);
-    s = NULL;
 
-    if ((rc = prepare(st, "SELECT key, value FROM params WHERE run_id = ?1 ORDER BY key", &s)))
-        goto out;
-    sqlite3_bind_int64(s, 1, id);
     printf("params\n");
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        printf("  %s = %s\n", (const char *)sqlite3_column_text(s, 0),
-               (const char *)sqlite3_column_text(s, 1));
-    if (rc != SQLITE_DONE) {
-        rc = report_db(st, "cannot read the params");
+    if ((rc = rs_query_params(st, id, show_param, NULL, &err)))
         goto out;
-    }
-    sqlite3_finalize(s);
-    s = NULL;
-
-    if ((rc = prepare(st, "SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY name", &s)))
-        goto out;
-    sqlite3_bind_int64(s, 1, id);
     printf("metrics\n");
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(s, 0);
-        char value[64];
-        if (sqlite3_column_type(s, 1) == SQLITE_NULL) {
-            printf("  %-24s NaN\n", name);
-            continue;
-        }
-        double v = sqlite3_column_double(s, 1);
-        format_value(value, sizeof value, v);
-        size_t len = strlen(name);
-        if (len > 6 && !strcmp(name + len - 6, "_bytes"))
-            printf("  %-24s %-14.0f (%.1f MiB)\n", name, v, v / MIB);
-        else
-            printf("  %-24s %s\n", name, value);
-    }
-    if (rc != SQLITE_DONE) {
-        rc = report_db(st, "cannot read the metrics");
-        goto out;
-    }
-    rc = 0;
+    rc = rs_query_metrics(st, &(rs_query_scope){ .run_id = id }, show_metric, NULL, &err);
 out:
-    sqlite3_finalize(s);
     rs_store_close(st);
-    return rc;
+    return rc ? rs_cli_report(&err) : 0;
 }
 
 /* ---- export ---- */
 
 #define COL_NAME(name) "," #name
-#define COL_SEL(name) ", s." #name
 
 static const char samples_header[] =
     "run_id" RS_SAMPLE_INT_COLUMNS(COL_NAME) RS_SAMPLE_REAL_COLUMNS(COL_NAME) "\n";
-static const char samples_of_run[] =
-    "SELECT s.run_id" RS_SAMPLE_INT_COLUMNS(COL_SEL) RS_SAMPLE_REAL_COLUMNS(COL_SEL)
-    " FROM samples s WHERE s.run_id = ?1 ORDER BY s.t_ns";
-static const char samples_of_sweep[] =
-    "SELECT s.run_id" RS_SAMPLE_INT_COLUMNS(COL_SEL) RS_SAMPLE_REAL_COLUMNS(COL_SEL)
-    " FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.sweep_id = ?1"
-    " ORDER BY r.point_index, s.t_ns";
 static const char metrics_header[] = "run_id,name,value\n";
-static const char metrics_of_run[] =
-    "SELECT run_id, name, value FROM metrics WHERE run_id = ?1 ORDER BY name";
-static const char metrics_of_sweep[] =
-    "SELECT m.run_id, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run_id"
-    " WHERE r.sweep_id = ?1 ORDER BY r.point_index, m.name";
 
-/* One CSV field: integers exactly, reals round-trip (%.17g), NULL empty,
- * text quoted when it holds a comma, quote or newline. */
-static void csv_field(FILE *f, sqlite3_stmt *s, int col)
+/* CSV fields: integers exactly, reals round-trip (%.17g), NaN (NULL in the
+ * store) empty, text quoted when it holds a comma, quote or newline. */
+static void csv_real(FILE *f, double v)
 {
-    switch (sqlite3_column_type(s, col)) {
-    case SQLITE_INTEGER: fprintf(f, "%lld", (long long)sqlite3_column_int64(s, col)); break;
-    case SQLITE_FLOAT: fprintf(f, "%.17g", sqlite3_column_double(s, col)); break;
-    case SQLITE_NULL: break;
-    default: {
-        const char *t = (const char *)sqlite3_column_text(s, col);
-        if (!strpbrk(t, ",\"\n\r")) {
-            fputs(t, f);
-            break;
-        }
-        fputc('"', f);
-        for (; *t; t++) {
-            if (*t == '"')
-                fputc('"', f);
-            fputc(*t, f);
-        }
-        fputc('"', f);
+    if (!isnan(v))
+        fprintf(f, "%.17g", v);
+}
+
+static void csv_text(FILE *f, const char *t)
+{
+    if (!strpbrk(t, ",\"\n\r")) {
+        fputs(t, f);
+        return;
     }
+    fputc('"', f);
+    for (; *t; t++) {
+        if (*t == '"')
+            fputc('"', f);
+        fputc(*t, f);
     }
+    fputc('"', f);
+}
+
+typedef struct export_out {
+    FILE *f;
+    long long nrows;
+} export_out;
+
+static int export_sample(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
+{
+    export_out *o = ctx;
+    (void)err;
+    fprintf(o->f, "%lld", (long long)run_id);
+#define CSV_INT(name) fprintf(o->f, ",%lld", (long long)(int64_t)smp->name);
+#define CSV_REAL(name) fputc(',', o->f), csv_real(o->f, smp->name);
+    RS_SAMPLE_INT_COLUMNS(CSV_INT)
+    RS_SAMPLE_REAL_COLUMNS(CSV_REAL)
+#undef CSV_INT
+#undef CSV_REAL
+    fputc('\n', o->f);
+    o->nrows++;
+    return 0;
+}
+
+static int export_metric(void *ctx, int64_t run_id, const char *name, double value, rs_err *err)
+{
+    export_out *o = ctx;
+    (void)err;
+    fprintf(o->f, "%lld,", (long long)run_id);
+    csv_text(o->f, name);
+    fputc(',', o->f);
+    csv_real(o->f, value);
+    fputc('\n', o->f);
+    o->nrows++;
+    return 0;
 }
 
 static void export_usage(FILE *f)
@@ -504,21 +498,17 @@ static int runs_export(int argc, char **argv)
 
     rs_err err = { 0 };
     rs_store *st = NULL;
-    sqlite3_stmt *s = NULL;
     FILE *f = stdout;
     char status[16];
-    long long nrows = 0;
+    const rs_query_scope scope = { .run_id = run, .sweep_id = sweep };
+    export_out o = { 0 };
 
     if (rs_store_open_ro(&st, db, &err) ||
         (run ? rs_store_run_status(st, run, status, &err) : rs_store_sweep_check(st, sweep, &err))) {
         rs_store_close(st);
         return rs_cli_report(&err);
     }
-    const char *sql = samples ? (run ? samples_of_run : samples_of_sweep)
-                              : (run ? metrics_of_run : metrics_of_sweep);
-    if ((rc = prepare(st, sql, &s)))
-        goto out;
-    sqlite3_bind_int64(s, 1, run ? run : sweep);
+    rc = 0;
     if (out) {
         if (rs_cli_mkdir_parent(out, &err)) {
             rc = rs_cli_report(&err);
@@ -531,33 +521,23 @@ static int runs_export(int argc, char **argv)
         }
     }
     fputs(samples ? samples_header : metrics_header, f);
-    int ncols = sqlite3_column_count(s);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        for (int k = 0; k < ncols; k++) {
-            if (k)
-                fputc(',', f);
-            csv_field(f, s, k);
-        }
-        fputc('\n', f);
-        nrows++;
-    }
-    if (rc != SQLITE_DONE) {
-        rc = report_db(st, "cannot read the rows to export");
+    o.f = f;
+    if ((rc = samples ? rs_query_samples(st, &scope, NULL, 0, export_sample, &o, &err)
+                      : rs_query_metrics(st, &scope, export_metric, &o, &err))) {
+        rc = rs_cli_report(&err);
         goto out;
     }
-    rc = 0;
     if (ferror(f) || fflush(f) != 0) {
         rs_fail(&err, RS_EIO, "cannot write '%s': %s", out ? out : "(stdout)", strerror(errno));
         rc = rs_cli_report(&err);
     }
     if (out && !rc)
-        fprintf(stderr, "rssim: wrote %lld rows to '%s'\n", nrows, out);
+        fprintf(stderr, "rssim: wrote %lld rows to '%s'\n", o.nrows, out);
 out:
-    if (f != stdout && fclose(f) != 0 && !rc) {
+    if (f && f != stdout && fclose(f) != 0 && !rc) {
         rs_fail(&err, RS_EIO, "cannot write '%s': %s", out, strerror(errno));
         rc = rs_cli_report(&err);
     }
-    sqlite3_finalize(s);
     rs_store_close(st);
     return rc;
 }

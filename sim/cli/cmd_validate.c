@@ -32,7 +32,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
-#include <sqlite3.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,16 +42,25 @@
 #include "../../traces/trace.h"
 #include "../base/config.h"
 #include "../base/result.h"
+#include "../query.h"
 #include "../store.h"
 #include "cli.h"
 
 #define MAX_SETS 256
 
-/* Columns both sides report, in the order printed. */
-static const char *const columns[] = { "resident_bytes", "allocated_bytes", "mapped_bytes",
-                                       "cached_bytes", "thread_cached_bytes",
-                                       "central_cached_bytes", "transfer_cached_bytes",
-                                       "pageheap_free_bytes" };
+/* Columns both sides report, in the order printed, and where each is in
+ * an rs_sample. */
+#define NCOLUMNS 8
+#define COLUMN_AT(name) offsetof(rs_sample, name)
+static const char *const columns[NCOLUMNS] = { "resident_bytes", "allocated_bytes", "mapped_bytes",
+                                               "cached_bytes", "thread_cached_bytes",
+                                               "central_cached_bytes", "transfer_cached_bytes",
+                                               "pageheap_free_bytes" };
+static const size_t column_offsets[NCOLUMNS] = {
+    COLUMN_AT(resident_bytes), COLUMN_AT(allocated_bytes), COLUMN_AT(mapped_bytes),
+    COLUMN_AT(cached_bytes), COLUMN_AT(thread_cached_bytes), COLUMN_AT(central_cached_bytes),
+    COLUMN_AT(transfer_cached_bytes), COLUMN_AT(pageheap_free_bytes),
+};
 
 static void usage(FILE *f)
 {
@@ -145,69 +154,81 @@ typedef struct errors {
     double steady_pred, steady_meas; /* means over the steady samples */
 } errors;
 
-static int compare(sqlite3 *db, long long pred, long long meas, const char *col, errors *r,
-                   rs_err *err)
+/* Column k of a sample, as the double of the int64 the store holds. */
+static double column_value(const rs_sample *smp, size_t k)
 {
-    char sql[1024];
-    sqlite3_stmt *s;
-    double peak = 0, t_end = 0, p0 = 0, m0 = 0;
-    int first = 1;
+    uint64_t v;
+    memcpy(&v, (const char *)smp + column_offsets[k], sizeof v);
+    return (double)(int64_t)v;
+}
 
-    snprintf(sql, sizeof sql,
-             "SELECT p.t_ns, p.%s, m.%s FROM samples p JOIN samples m ON m.t_ns = p.t_ns"
-             " WHERE p.run_id = ?1 AND m.run_id = ?2 ORDER BY p.t_ns", col, col);
-    if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-        return rs_fail(err, RS_EDB, "cannot compare column %s: %s", col, sqlite3_errmsg(db));
-    sqlite3_bind_int64(s, 1, pred);
-    sqlite3_bind_int64(s, 2, meas);
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        if (first) {
-            p0 = sqlite3_column_double(s, 1);
-            m0 = sqlite3_column_double(s, 2);
-            first = 0;
+/* The comparison of every column, over the samples of the predicted (a)
+ * and measured (b) runs at their common times: a first pass finds each
+ * column's start values, measured peak and the last time, a second the
+ * errors. */
+typedef struct compare_state {
+    int pass, first;
+    double peak[NCOLUMNS], p0[NCOLUMNS], m0[NCOLUMNS], t_end;
+    double sum[NCOLUMNS], sp[NCOLUMNS], sm[NCOLUMNS];
+    long ns;
+    errors *e; /* NCOLUMNS */
+} compare_state;
+
+static int compare_row(void *ctx, const rs_sample *pred, const rs_sample *meas, rs_err *err)
+{
+    compare_state *c = ctx;
+    double t = (double)(int64_t)pred->t_ns;
+
+    (void)err;
+    if (c->pass == 0) {
+        for (size_t k = 0; k < NCOLUMNS; k++) {
+            if (c->first) {
+                c->p0[k] = column_value(pred, k);
+                c->m0[k] = column_value(meas, k);
+            }
+            c->peak[k] = fmax(c->peak[k], column_value(meas, k) - c->m0[k]);
         }
-        peak = fmax(peak, sqlite3_column_double(s, 2) - m0);
-        t_end = sqlite3_column_double(s, 0);
+        c->first = 0;
+        c->t_end = t;
+        return 0;
     }
-    sqlite3_reset(s);
-    *r = (errors){ 0 };
-    double floor_v = fmax(0.05 * peak, 1.0), sum = 0, sp = 0, sm = 0;
-    long ns = 0;
-    while (sqlite3_step(s) == SQLITE_ROW) {
-        double t = sqlite3_column_double(s, 0), p = sqlite3_column_double(s, 1) - p0,
-               m = sqlite3_column_double(s, 2) - m0;
+    int steady = t >= c->t_end / 2;
+    for (size_t k = 0; k < NCOLUMNS; k++) {
+        errors *r = &c->e[k];
+        double floor_v = fmax(0.05 * c->peak[k], 1.0);
+        double p = column_value(pred, k) - c->p0[k], m = column_value(meas, k) - c->m0[k];
         double e = 100.0 * fabs(p - m) / fmax(m, floor_v);
-        sum += e;
+        c->sum[k] += e;
         r->max_pct = fmax(r->max_pct, e);
         r->n++;
-        if (t >= t_end / 2) {
-            sp += p;
-            sm += m;
-            ns++;
+        if (steady) {
+            c->sp[k] += p;
+            c->sm[k] += m;
         }
     }
-    sqlite3_finalize(s);
-    if (r->n) {
-        r->mean_pct = sum / (double)r->n;
-        r->steady_pred = sp / (double)ns;
-        r->steady_meas = sm / (double)ns;
-        r->steady_pct = 100.0 * fabs(r->steady_pred - r->steady_meas) / fmax(r->steady_meas, floor_v);
-    }
+    c->ns += steady;
     return 0;
 }
 
-static int store_metric(sqlite3 *db, long long run, const char *name, double v, rs_err *err)
+static int compare(rs_store *st, long long pred, long long meas, errors r[NCOLUMNS], rs_err *err)
 {
-    sqlite3_stmt *s;
-    if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO metrics(run_id, name, value) VALUES (?1, ?2, ?3)",
-                           -1, &s, NULL) != SQLITE_OK)
-        return rs_fail(err, RS_EDB, "cannot store metric: %s", sqlite3_errmsg(db));
-    sqlite3_bind_int64(s, 1, run);
-    sqlite3_bind_text(s, 2, name, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(s, 3, v);
-    int rc = sqlite3_step(s);
-    sqlite3_finalize(s);
-    return rc == SQLITE_DONE ? 0 : rs_fail(err, RS_EDB, "cannot store metric: %s", sqlite3_errmsg(db));
+    compare_state c = { .first = 1, .e = r };
+    int rc;
+
+    for (c.pass = 0; c.pass < 2; c.pass++)
+        if ((rc = rs_query_samples_join(st, pred, meas, columns, NCOLUMNS, compare_row, &c, err)))
+            return rc;
+    for (size_t k = 0; k < NCOLUMNS; k++) {
+        if (!r[k].n)
+            continue;
+        double floor_v = fmax(0.05 * c.peak[k], 1.0);
+        r[k].mean_pct = c.sum[k] / (double)r[k].n;
+        r[k].steady_pred = c.sp[k] / (double)c.ns;
+        r[k].steady_meas = c.sm[k] / (double)c.ns;
+        r[k].steady_pct = 100.0 * fabs(r[k].steady_pred - r[k].steady_meas) /
+                          fmax(r[k].steady_meas, floor_v);
+    }
+    return 0;
 }
 
 int cmd_validate(int argc, char **argv)
@@ -306,11 +327,12 @@ int cmd_validate(int argc, char **argv)
 
     printf("\n%-21s %10s %10s %10s   %12s %12s   (%% error; steady means in MiB)\n", "column",
            "mean", "max", "steady", "predicted", "measured");
-    for (size_t i = 0; i < sizeof columns / sizeof columns[0] && !rc; i++) {
-        errors e = { 0 };
+    errors cmp[NCOLUMNS] = { 0 };
+    if ((rc = compare(st, pred, meas, cmp, &err)))
+        goto out;
+    for (size_t i = 0; i < NCOLUMNS && !rc; i++) {
+        const errors e = cmp[i];
         char name[96];
-        if ((rc = compare(rs_store_db(st), pred, meas, columns[i], &e, &err)))
-            break;
         if (e.steady_meas == 0 && e.max_pct >= 100 * (e.steady_pred > 0))
             continue; /* the real allocator does not report it (rssim-real leaves it 0) */
         printf("%-21s %9.2f%% %9.2f%% %9.2f%%   %12.1f %12.1f\n", columns[i], e.mean_pct, e.max_pct,
@@ -321,11 +343,11 @@ int cmd_validate(int argc, char **argv)
         for (size_t j = 0; j < 3 && !rc; j++) {
             snprintf(name, sizeof name, "validate_%.*s_%s_error_pct",
                      (int)(strlen(columns[i]) - 6), columns[i], m[j].suffix);
-            rc = store_metric(rs_store_db(st), meas, name, m[j].v, &err);
+            rc = rs_store_metric_set(st, meas, name, m[j].v, &err);
         }
     }
     if (!rc)
-        rc = store_metric(rs_store_db(st), meas, "predicted_run_id", (double)pred, &err);
+        rc = rs_store_metric_set(st, meas, "predicted_run_id", (double)pred, &err);
     if (!rc)
         printf("\nruns %lld (predicted) and %lld (measured) in %s; plot: rssim plot validate --db %s --run %lld -o out/validate.png\n",
                pred, meas, db, db, meas);
