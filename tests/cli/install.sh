@@ -5,7 +5,8 @@
 # their data can only come from <prefix>/share/rssim.  Checks --version,
 # `rssim list` (presets found in the prefix), gen kv + replay --preset +
 # plot (a PNG), gen kernel-build from the installed tree listing, the
-# recorder, the man page, and the bash completion.
+# recorder, the man page, and the bash completion; and that the build
+# folder's own rssim, without the variables, reads the source tree.
 # Run by ctest as: bash install.sh RSSIM_BINARY SOURCE_DIR
 . "$(dirname "$0")/lib.sh"
 unset RSSIM_PRESETS RSSIM_SCRIPTS RSSIM_TRACES
@@ -49,6 +50,10 @@ expect_status 0 "list" "$R" list
 stdout_has "list: plug-ins" "^  jemalloc "
 stdout_has "list: presets from the prefix" "^presets (in $P/share/rssim/presets):"
 stdout_has "list: a preset" "^  kv-small "
+
+# the build folder's own program, from elsewhere, reads the source tree
+expect_status 0 "build folder: list presets" "$RSSIM" list presets
+stdout_has "build folder: presets from the source tree" "^presets (in $SRC/models/presets):"
 
 expect_status 0 "gen kv" "$R" gen kv --keys 2000 --events 20000 --seed 5 -o kv.bin
 expect_status 0 "replay --preset kv-small" "$R" replay kv.bin --preset kv-small --db runs.db
