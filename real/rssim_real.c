@@ -69,6 +69,7 @@
 #include "traces/format.h" /* rs_trace.line: FILE:LINE of semantic errors */
 #include "traces/trace.h"
 #include "../sim/base/hash.h"
+#include "rssim_git.h" /* RSSIM_GIT, generated in the build folder */
 
 #define PROG "rssim-real"
 #define MAX_WORKERS 256
@@ -791,7 +792,8 @@ static void usage(FILE *f)
             "  -l, --label TEXT         free text stored with the run\n"
             "  -t, --threads N          worker threads; trace thread t runs on t mod N\n"
             "                           (default: the trace's highest thread + 1, at most %d)\n"
-            "  -h, --help               this help\n",
+            "  -h, --help               this help\n"
+            "      --version            the version and the git commit it was built from\n",
             MAX_WORKERS);
 }
 
@@ -819,7 +821,8 @@ int main(int argc, char **argv)
         { "alloc", required_argument, NULL, 'a' },  { "db", required_argument, NULL, 'd' },
         { "sample-interval", required_argument, NULL, 'i' },
         { "label", required_argument, NULL, 'l' },  { "threads", required_argument, NULL, 't' },
-        { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+        { "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
     };
     const char *alloc_name = "glibc", *db = "out/rssim.db", *interval = "100ms", *label = NULL;
     long threads = 0;
@@ -840,6 +843,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'h': usage(stdout); return 0;
+        case 'V': printf(PROG " %s (git %s)\n", RSSIM_VERSION, RSSIM_GIT); return 0;
         default: usage(stderr); return 2;
         }
     }

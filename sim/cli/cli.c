@@ -38,12 +38,6 @@ const char *rs_cli_default_db(void)
     return "out/rssim.db";
 }
 
-const char *rs_cli_scripts_dir(void)
-{
-    const char *env = getenv("RSSIM_SCRIPTS");
-    return env && *env ? env : RSSIM_SCRIPTS_DIR;
-}
-
 int rs_cli_mkdir_parent(const char *path, rs_err *err)
 {
     char buf[4096];

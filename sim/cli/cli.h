@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "../base/err.h"
+#include "paths.h"
 
 typedef struct rs_command {
     const char *name;
@@ -25,10 +26,8 @@ int rs_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Exit status for an RS_E* code: 0, 1 or 2. */
 int rs_cli_status(int code);
-/* Default database path ("out/rssim.db") and scripts folder (env RSSIM_SCRIPTS
- * or the source tree's scripts/). */
+/* Default database path ("out/rssim.db"); the data folders are in paths.h. */
 const char *rs_cli_default_db(void);
-const char *rs_cli_scripts_dir(void);
 /* Make every missing folder of path's parent (like mkdir -p dirname). */
 int rs_cli_mkdir_parent(const char *path, rs_err *err);
 /* The trace format an output name asks for: "text" when it ends (before
@@ -58,8 +57,7 @@ struct rs_store;
 struct rs_result;
 
 /* The preset file for name: name itself when it is a path (has a '/' or
- * ends in .conf), else <presets dir>/<name>.conf (env RSSIM_PRESETS or the
- * source tree's models/presets). */
+ * ends in .conf), else <presets folder>/<name>.conf (paths.h). */
 int rs_cli_preset_path(const char *name, char *r_path, unsigned long cap, rs_err *err);
 /* RS_EINPUT unless path names a readable regular file (a missing trace is
  * bad input, exit 2, not an I/O failure). */

@@ -1,8 +1,12 @@
 /*
  * cmd_list.c — `rssim list [KIND]`: every registry, its plug-ins and their
- * parameters with defaults, generated from the ops tables themselves.
+ * parameters with defaults, generated from the ops tables themselves, and
+ * the presets found in the presets folder (paths.h).
  */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../schema.h"
@@ -53,16 +57,85 @@ static void print_slots(const rs_daemon_ops *d)
     printf("      keys: the core keys, these, the allocator's, and those of the components chosen\n");
 }
 
+/* The word `rssim list` takes for a registry: its config key, else the
+ * first word of its kind ("trace" for "trace format"), at most cap - 1 bytes. */
+static const char *kind_word(const rs_registry *reg, char *buf, size_t cap)
+{
+    const char *k = reg->key ? reg->key : reg->kind;
+    snprintf(buf, cap, "%.*s", (int)strcspn(k, " "), k);
+    return buf;
+}
+
+static int is_conf(const struct dirent *d)
+{
+    size_t n = strlen(d->d_name);
+    return n > 5 && d->d_name[0] != '.' && !strcmp(d->d_name + n - 5, ".conf");
+}
+
+/* A preset's description: its first line without "# " and the "NAME — "
+ * it starts with (presets open with "# name — what it is"). */
+static void preset_doc(const char *dir, const char *file, char *r_doc, size_t cap)
+{
+    char path[4096], line[512] = "";
+    FILE *f;
+    const char *s = line, *dash;
+
+    r_doc[0] = '\0';
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path || !(f = fopen(path, "r")))
+        return;
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        s += strspn(s, "# ");
+        if ((dash = strstr(s, " \xe2\x80\x94 "))) /* " — " */
+            s = dash + 5;
+        snprintf(r_doc, cap, "%s", s);
+    }
+    fclose(f);
+}
+
+/* The presets, sorted by name; 0, or 1 when the folder cannot be read. */
+static int list_presets(void)
+{
+    const char *dir = rs_cli_data_dir(RS_CLI_PRESETS);
+    struct dirent **names;
+    int n = scandir(dir, &names, is_conf, alphasort);
+
+    if (n < 0) {
+        fprintf(stderr, "rssim: cannot read the presets folder '%s': %s (set %s)\n", dir,
+                strerror(errno), rs_cli_data_env(RS_CLI_PRESETS));
+        return 1;
+    }
+    printf("presets (in %s):\n", dir);
+    for (int i = 0; i < n; i++) {
+        char doc[512];
+        const char *file = names[i]->d_name;
+        preset_doc(dir, file, doc, sizeof doc);
+        printf("  %-20.*s %s\n", (int)(strlen(file) - 5), file, doc);
+        free(names[i]);
+    }
+    free(names);
+    return 0;
+}
+
+static void usage(void)
+{
+    char word[64];
+
+    printf("usage: rssim list [KIND]\n\nList plug-ins by kind, each with its parameters and their defaults,\n"
+           "the core parameters, or the presets (--preset NAME); all of them without KIND.\n\n"
+           "kinds: core");
+    for (const rs_registry *const *reg = rs_registries; *reg; reg++)
+        printf(" %s", kind_word(*reg, word, sizeof word));
+    printf(" presets\n");
+}
+
 int cmd_list(int argc, char **argv)
 {
     const char *only = argc > 1 ? argv[1] : NULL;
     int found = 0;
 
     if (only && (!strcmp(only, "-h") || !strcmp(only, "--help"))) {
-        printf("usage: rssim list [KIND]\n\n"
-               "List the core parameters and the plug-ins of each kind (daemon, cache,\n"
-               "layout, alloc, trim, trace, generator), each with its parameters, their\n"
-               "defaults and what they do; KIND (core, or a kind) lists only that one.\n");
+        usage();
         return 0;
     }
     if (!only || !strcmp(only, "core")) {
@@ -94,6 +167,14 @@ int cmd_list(int argc, char **argv)
                 print_slots((*reg)->entries[i]);
             print_params(&w, rs_registry_params(*reg, i));
         }
+    }
+    if (!only || !strcmp(only, "presets")) {
+        if (!only)
+            printf("\n");
+        fflush(stdout);
+        if (list_presets() && only)
+            return 1;
+        found = 1;
     }
     if (!found)
         return rs_cli_usage_error("list", "unknown kind '%s'", only);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rssim_git.h" /* RSSIM_GIT, generated in the build folder */
 
 static const rs_command commands[] = {
     { .name = "gen", .run = cmd_gen, .summary = "generate a trace (kv, alloc, fio, kernel-build)" },
@@ -23,7 +24,8 @@ static const rs_command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: rssim <command> [options]   (rssim <command> -h for its options)\n\n"
+    fprintf(f, "usage: rssim <command> [options]   (rssim <command> -h for its options)\n"
+               "       rssim --version | --help\n\n"
                "rssim %s predicts the RSS of a cache-bearing daemon from a trace.\n\ncommands:\n",
             RSSIM_VERSION);
     int w = 0;
@@ -32,6 +34,12 @@ static void usage(FILE *f)
             w = (int)strlen(commands[i].name);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         rs_cli_help_row(f, &commands[i].name, &w, 1, commands[i].summary);
+    fprintf(f, "\noptions:\n"
+               "  -h, --help     this help (also: rssim help)\n"
+               "  --version      the version and the git commit it was built from\n\n"
+               "env: RSSIM_PRESETS, RSSIM_SCRIPTS, RSSIM_TRACES override the folders of the\n"
+               "presets, gnuplot templates and bundled traces (default: share/rssim beside\n"
+               "the installed program, or the source tree of a build folder)\n");
 }
 
 int main(int argc, char **argv)
@@ -46,7 +54,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-        printf("rssim %s\n", RSSIM_VERSION);
+        printf("rssim %s (git %s)\n", RSSIM_VERSION, RSSIM_GIT);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

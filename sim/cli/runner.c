@@ -19,7 +19,7 @@
 int rs_cli_preset_path(const char *name, char *r_path, unsigned long cap, rs_err *err)
 {
     size_t n = strlen(name);
-    const char *dir = getenv("RSSIM_PRESETS");
+    const char *dir = rs_cli_data_dir(RS_CLI_PRESETS);
 
     if (!n)
         return rs_fail(err, RS_EINPUT, "empty preset name");
@@ -28,8 +28,6 @@ int rs_cli_preset_path(const char *name, char *r_path, unsigned long cap, rs_err
             return rs_fail(err, RS_EINPUT, "preset path too long: '%s'", name);
         return 0;
     }
-    if (!dir || !*dir)
-        dir = RSSIM_PRESETS_DIR;
     if ((size_t)snprintf(r_path, cap, "%s/%s.conf", dir, name) >= cap)
         return rs_fail(err, RS_EINPUT, "preset path too long: '%s'", name);
     return 0;

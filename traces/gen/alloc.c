@@ -71,9 +71,10 @@ static uint64_t draw_size(gen *g)
     return g->size_min + gsl_rng_uniform_int(g->rng, (unsigned long)(g->size_max - g->size_min + 1));
 }
 
-static int generate(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
-                    rs_err *err)
+static int generate(const rs_config *opts, const char *data_dir, rs_trace_writer *w,
+                    char *r_summary, size_t cap, rs_err *err)
 {
+    (void)data_dir; /* no data files */
     (void)r_summary; /* nothing to add to the options */
     (void)cap;
     const char *pattern = rs_config_string(opts, "pattern");

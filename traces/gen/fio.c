@@ -325,9 +325,10 @@ static int fio_run(const rs_config *opts, rs_trace_writer *w, uint64_t *r_record
 
 /* The summary says what was written and how to replay it (fio's iodepth
  * cannot travel in the trace). */
-static int fio_generate(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
-                        rs_err *err)
+static int fio_generate(const rs_config *opts, const char *data_dir, rs_trace_writer *w,
+                        char *r_summary, size_t cap, rs_err *err)
 {
+    (void)data_dir; /* no data files */
     uint64_t records = 0;
     int rc = fio_run(opts, w, &records, err);
 

@@ -1,8 +1,9 @@
 /* gen.c — running a generator into a file; see gen.h. */
 #include "gen.h"
 
-int rs_gen_to_file(const rs_gen_ops *gen, const rs_config *opts, const char *path,
-                   const char *format, char *r_summary, size_t cap, rs_err *err)
+int rs_gen_to_file(const rs_gen_ops *gen, const rs_config *opts, const char *data_dir,
+                   const char *path, const char *format, char *r_summary, size_t cap,
+                   rs_err *err)
 {
     rs_trace_writer *w;
     int rc = rs_trace_writer_open(&w, path, format, gen->daemon, err);
@@ -11,7 +12,7 @@ int rs_gen_to_file(const rs_gen_ops *gen, const rs_config *opts, const char *pat
         return rc;
     if (r_summary && cap)
         r_summary[0] = '\0';
-    if ((rc = gen->generate(opts, w, r_summary, cap, err))) {
+    if ((rc = gen->generate(opts, data_dir, w, r_summary, cap, err))) {
         rs_trace_writer_abort(w);
         return rc;
     }

@@ -20,17 +20,22 @@ typedef struct rs_gen_ops {
     const char *daemon;      /* the trace's daemon kind */
     const rs_param *params;  /* options, NULL-terminated; must include "seed" */
     /* Write the whole trace to w (opened by the caller, closed by it).
-     * When r_summary is not NULL, the generator may describe what it wrote
-     * (records, peaks: known only after generating, or how to replay it) in
-     * one line of at most cap bytes; it is left empty otherwise. */
-    int (*generate)(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
-                    rs_err *err);
+     * data_dir (may be NULL): the folder of rssim's bundled trace data, where
+     * a generator looks up a data file option given as a bare name
+     * (kernel-build's listings); the caller finds it, the generator never
+     * guesses one.  When r_summary is not NULL, the generator may describe
+     * what it wrote (records, peaks: known only after generating, or how to
+     * replay it) in one line of at most cap bytes; it is left empty
+     * otherwise. */
+    int (*generate)(const rs_config *opts, const char *data_dir, rs_trace_writer *w,
+                    char *r_summary, size_t cap, rs_err *err);
 } rs_gen_ops;
 
 /* Generate into path (format "text" or "binary"; .gz/.zst compress): the
- * file appears whole or not at all.  opts must be validated.  r_summary as
- * for generate (may be NULL). */
-int rs_gen_to_file(const rs_gen_ops *gen, const rs_config *opts, const char *path,
-                   const char *format, char *r_summary, size_t cap, rs_err *err);
+ * file appears whole or not at all.  opts must be validated.  data_dir and
+ * r_summary as for generate (both may be NULL). */
+int rs_gen_to_file(const rs_gen_ops *gen, const rs_config *opts, const char *data_dir,
+                   const char *path, const char *format, char *r_summary, size_t cap,
+                   rs_err *err);
 
 #endif

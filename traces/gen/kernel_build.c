@@ -6,7 +6,8 @@
  *
  * The tree and what the build creates come from two listings (kb_tree.h):
  * by default the ones shipped in traces/ (Debian linux-source-6.1 and a
- * measured x86_64 defconfig build, written by scripts/make-kernel-tree).
+ * measured x86_64 defconfig build, written by scripts/make-kernel-tree),
+ * found in the data folder the caller passes (gen.h).
  * One template is loaded and shared; every (client, build) is a stream
  * replaying the template's program with its own inode range and RNG, and the
  * streams are merged by time with a binary heap of per-stream cursors keyed
@@ -52,10 +53,6 @@
 #include "kb_tree.h"
 #include "../../sim/base/hash.h"
 
-#ifndef RSSIM_TRACES_DIR
-#define RSSIM_TRACES_DIR "traces"
-#endif
-
 static const rs_param kb_params[] = {
     { .key = "seed", .type = RS_PT_INT, .def = "1",
       .doc = "seed of the random streams (same options + seed = same trace)" },
@@ -64,7 +61,7 @@ static const rs_param kb_params[] = {
     { .key = "builds", .type = RS_PT_INT, .def = "4",
       .doc = "builds per client, each untar + make + rm -rf in /c<client>/b<build>" },
     { .key = "tree", .type = RS_PT_STRING, .def = "linux-6.1-tree.tsv.zst",
-      .doc = "tree listing (path size type); a bare name not in . is looked up in traces/" },
+      .doc = "tree listing (path size type); a bare name not in . is one of rssim's bundled traces" },
     { .key = "outputs", .type = RS_PT_STRING, .def = "linux-6.1-build-outputs.tsv.zst",
       .doc = "build outputs (path size type phase); bare names as for --tree" },
     { .key = "overlap", .type = RS_PT_BOOL, .def = "true",
@@ -394,24 +391,25 @@ out:
 }
 
 /* A listing's path: as given when it names a directory part or a file that
- * exists, else (a bare name) the one shipped in the traces directory, which
- * is how the defaults are found from a build tree or an installed copy. */
-static int listing_path(const rs_config *opts, const char *key, const char *value, char *r_path,
-                        size_t cap, rs_err *err)
+ * exists (or when there is no data folder), else (a bare name) the one
+ * bundled in data_dir, which is how the defaults are found from a build
+ * tree or an installed copy. */
+static int listing_path(const rs_config *opts, const char *data_dir, const char *key,
+                        const char *value, char *r_path, size_t cap, rs_err *err)
 {
     int n;
     if (!*value)
         return rs_config_bad_value(opts, key, "must name a listing file", err);
-    if (strchr(value, '/') || access(value, F_OK) == 0)
+    if (strchr(value, '/') || access(value, F_OK) == 0 || !data_dir || !*data_dir)
         n = snprintf(r_path, cap, "%s", value);
     else
-        n = snprintf(r_path, cap, "%s/%s", RSSIM_TRACES_DIR, value);
+        n = snprintf(r_path, cap, "%s/%s", data_dir, value);
     if (n < 0 || (size_t)n >= cap)
         return rs_config_bad_value(opts, key, "path too long", err);
     return 0;
 }
 
-static int setup(kb_gen *g, const rs_config *opts, rs_err *err)
+static int setup(kb_gen *g, const rs_config *opts, const char *data_dir, rs_err *err)
 {
     int64_t clients = rs_config_int(opts, "clients"), builds = rs_config_int(opts, "builds");
     const char *tree = rs_config_string(opts, "tree"), *outputs = rs_config_string(opts, "outputs");
@@ -435,8 +433,9 @@ static int setup(kb_gen *g, const rs_config *opts, rs_err *err)
     if (m.cmd_bytes_per_header < 1)
         return rs_config_bad_value(opts, "cmd-bytes-per-header", "must be >= 1", err);
     char tree_path[4096], outputs_path[4096];
-    if ((rc = listing_path(opts, "tree", tree, tree_path, sizeof tree_path, err)) ||
-        (rc = listing_path(opts, "outputs", outputs, outputs_path, sizeof outputs_path, err)) ||
+    if ((rc = listing_path(opts, data_dir, "tree", tree, tree_path, sizeof tree_path, err)) ||
+        (rc = listing_path(opts, data_dir, "outputs", outputs, outputs_path, sizeof outputs_path,
+                           err)) ||
         (rc = rs_kb_tmpl_load(&g->t, tree_path, outputs_path, &m, err)))
         return rc;
     g->clients = (uint32_t)clients;
@@ -499,14 +498,14 @@ static int run(kb_gen *g, uint64_t max_records, rs_trace_writer *w, rs_err *err)
     return 0;
 }
 
-static int kb_generate(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
-                       rs_err *err)
+static int kb_generate(const rs_config *opts, const char *data_dir, rs_trace_writer *w,
+                       char *r_summary, size_t cap, rs_err *err)
 {
     kb_gen g;
     int rc;
 
     memset(&g, 0, sizeof g);
-    if (!(rc = setup(&g, opts, err)) &&
+    if (!(rc = setup(&g, opts, data_dir, err)) &&
         !(rc = run(&g, (uint64_t)rs_config_int(opts, "events"), w, err)) && r_summary && cap)
         snprintf(r_summary, cap,
                  "%llu records, %u streams (%u clients x %u builds), peak %llu live inodes "

@@ -227,9 +227,10 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
     return 0;
 }
 
-static int kv_generate(const rs_config *opts, rs_trace_writer *w, char *r_summary, size_t cap,
-                       rs_err *err)
+static int kv_generate(const rs_config *opts, const char *data_dir, rs_trace_writer *w,
+                       char *r_summary, size_t cap, rs_err *err)
 {
+    (void)data_dir; /* no data files */
     (void)r_summary; /* nothing to add to the options */
     (void)cap;
     kv_gen g;
