@@ -87,6 +87,56 @@ static int ordered(const rs_alloc_stats *s)
     return rs_alloc_stats_ordered(s);
 }
 
+/* The optional fields a model does not declare in .reports stay 0. */
+static int reports_match(const rs_alloc_ops *ops, const rs_alloc_stats *s)
+{
+    const struct { uint32_t bit; uint64_t v; } f[] = {
+        { RS_ALLOC_F_THREAD_CACHED, s->thread_cached_bytes },
+        { RS_ALLOC_F_HEAP, s->heap_bytes },
+        { RS_ALLOC_F_UNMAPPED, s->unmapped_bytes },
+        { RS_ALLOC_F_CENTRAL_CACHED, s->central_cached_bytes },
+        { RS_ALLOC_F_TRANSFER_CACHED, s->transfer_cached_bytes },
+        { RS_ALLOC_F_PAGEHEAP_FREE, s->pageheap_free_bytes },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!(ops->reports & f[i].bit) && f[i].v)
+            return 0;
+    return (ops->reports & RS_ALLOC_F_CORE) == 0;
+}
+
+/* A real library is described fully, and its replay setting is one of the
+ * model's parameters with a valid value. */
+static void check_real(const rs_alloc_ops *ops)
+{
+    const rs_alloc_real *r = ops->real;
+    if (!r)
+        return;
+    CHECK_MSG(r->package && *r->package && r->lib_tag && *r->lib_tag, "%s: real library half described",
+              ops->name);
+    CHECK_MSG(r->reports & RS_ALLOC_F_ALLOCATED, "%s: real library reports no allocated bytes",
+              ops->name);
+    CHECK_MSG(!r->replay_env || strchr(r->replay_env, '='), "%s: replay_env '%s' is not NAME=value",
+              ops->name, r->replay_env);
+    if (r->replay_set) {
+        rs_config *cfg = default_config();
+        rs_err err;
+        char key[128];
+        const char *eq = strchr(r->replay_set, '=');
+        CHECK_MSG(eq && (size_t)(eq - r->replay_set) < sizeof key, "%s: replay_set '%s'", ops->name,
+                  r->replay_set);
+        if (eq) {
+            snprintf(key, sizeof key, "%.*s", (int)(eq - r->replay_set), r->replay_set);
+            int known = 0;
+            for (const rs_param *p = ops->params; p && p->key; p++)
+                known |= strcmp(p->key, key) == 0;
+            CHECK_MSG(known, "%s: replay_set key '%s' is not one of its parameters", ops->name, key);
+            CHECK_MSG(rs_config_set(cfg, key, eq + 1, &err) == 0 && rs_config_validate(cfg, &err) == 0,
+                      "%s: replay_set '%s': %s", ops->name, r->replay_set, err.msg);
+        }
+        rs_config_free(cfg);
+    }
+}
+
 static void check_allocator(const rs_alloc_ops *ops)
 {
     enum { SLOTS = 4096, OPS = 200000 };
@@ -96,7 +146,7 @@ static void check_allocator(const rs_alloc_ops *ops)
     rs_err err;
     void *st;
     uint64_t live_bytes = 0, live = 0;
-    int bad_order = 0, bad_sum = 0, bad_usable = 0;
+    int bad_order = 0, bad_sum = 0, bad_usable = 0, bad_reports = 0;
 
     memset(addr, 0, sizeof addr);
     CHECK_MSG(ops->create(cfg, &st, &err) == 0, "%s: %s", ops->name, err.msg);
@@ -125,8 +175,17 @@ static void check_allocator(const rs_alloc_ops *ops)
             ops->stats(st, &s);
             bad_order += !ordered(&s);
             bad_sum += s.requested_bytes != live_bytes || s.live_count != live;
+            bad_reports += !reports_match(ops, &s);
         }
+        if (ops->audit && i % 50000 == 0)
+            CHECK_MSG(ops->audit(st, &err) == 0, "%s: audit: %s", ops->name, err.msg);
     }
+    CHECK_MSG(!bad_reports, "%s: fills a field it does not report %d times", ops->name, bad_reports);
+    if (ops->audit)
+        CHECK_MSG(ops->audit(st, &err) == 0, "%s: audit: %s", ops->name, err.msg);
+    if (ops->footprint_bytes)
+        CHECK_MSG(ops->footprint_bytes(st) > 0, "%s: no footprint", ops->name);
+    check_real(ops);
     CHECK_MSG(!bad_usable, "%s: usable < requested %d times", ops->name, bad_usable);
     CHECK_MSG(!bad_order, "%s: ordering invariant broken %d times", ops->name, bad_order);
     CHECK_MSG(!bad_sum, "%s: requested/live_count wrong %d times", ops->name, bad_sum);

@@ -1829,6 +1829,20 @@ static void je_release(void *state, uint64_t now_ns)
     assert(stats_ordered(state));
 }
 
+/* Debian's libjemalloc2.  Decay runs on the wall clock, so a replay
+ * switches it off on both sides. */
+static const rs_alloc_real je_real = {
+    .soname = "libjemalloc.so.2",
+    .package = "libjemalloc2",
+    .lib_tag = "libjemalloc",
+    .api = RS_ALLOC_API_MALLCTL,
+    .reports = RS_ALLOC_F_ALLOCATED | RS_ALLOC_F_ACTIVE | RS_ALLOC_F_MAPPED | RS_ALLOC_F_METADATA |
+               RS_ALLOC_F_CACHED | RS_ALLOC_F_THREAD_CACHED | RS_ALLOC_F_UNMAPPED | RS_ALLOC_F_HEAP |
+               RS_ALLOC_F_DIRTY,
+    .replay_env = "MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1",
+    .replay_set = "jemalloc_purge=never",
+};
+
 const rs_alloc_ops rs_alloc_jemalloc = {
     .name = "jemalloc",
     .doc = "jemalloc 5.3: size classes, per-thread tcache with fill/flush/GC, arenas, slabs "
@@ -1843,6 +1857,10 @@ const rs_alloc_ops rs_alloc_jemalloc = {
     .release = je_release,
     .stats = je_stats,
     .prefetch = je_prefetch,
+    .reports = RS_ALLOC_F_THREAD_CACHED | RS_ALLOC_F_HEAP | RS_ALLOC_F_UNMAPPED,
+    .audit = rs_je_audit,
+    .footprint_bytes = rs_je_footprint_bytes,
+    .real = &je_real,
 };
 
 void rs_je_get_counters(const void *state, rs_je_counters *r)

@@ -39,36 +39,63 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../models/alloc/alloc.h"
 #include "../../traces/trace.h"
 #include "../base/config.h"
 #include "../base/result.h"
+#include "../registry.h"
 #include "../store.h"
 #include "cli.h"
 
 #define MAX_SETS 256
 
-/* Columns both sides report, in the order printed. */
-static const char *const columns[] = { "resident_bytes", "allocated_bytes", "mapped_bytes",
-                                       "cached_bytes", "thread_cached_bytes",
-                                       "central_cached_bytes", "transfer_cached_bytes",
-                                       "pageheap_free_bytes" };
+/* Columns that can be compared, in the order printed; one is compared when
+ * both the model and the real library report it (their ops tables say). */
+static const struct column {
+    const char *name;
+    uint32_t field; /* RS_ALLOC_F_* */
+} columns[] = {
+    { "resident_bytes", RS_ALLOC_F_RESIDENT },
+    { "allocated_bytes", RS_ALLOC_F_ALLOCATED },
+    { "mapped_bytes", RS_ALLOC_F_MAPPED },
+    { "cached_bytes", RS_ALLOC_F_CACHED },
+    { "thread_cached_bytes", RS_ALLOC_F_THREAD_CACHED },
+    { "central_cached_bytes", RS_ALLOC_F_CENTRAL_CACHED },
+    { "transfer_cached_bytes", RS_ALLOC_F_TRANSFER_CACHED },
+    { "pageheap_free_bytes", RS_ALLOC_F_PAGEHEAP_FREE },
+};
+
+/* The allocator models that have a real library, "a|b|c", into buf. */
+static const char *real_names(char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < rs_reg_alloc.count && n < cap; i++) {
+        const rs_alloc_ops *a = rs_reg_alloc.entries[i];
+        if (a->real)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? "|" : "", a->name);
+    }
+    return buf;
+}
 
 static void usage(FILE *f)
 {
+    char names[256];
+    real_names(names, sizeof names);
     fprintf(f,
-            "usage: rssim validate TRACE --alloc glibc|jemalloc|tcmalloc [--preset P]\n"
+            "usage: rssim validate TRACE --alloc %s [--preset P]\n"
             "                      [--set key=value ...] [--threads N] [--db PATH]\n\n"
             "Replay TRACE with the allocator model (predicted) and its allocations with the\n"
             "real allocator (measured, by rssim-real), store both runs, and print their\n"
             "error per column: mean and max per-sample error and steady-state error (%%).\n"
             "A kv trace needs --preset; an alloc trace uses preset alloc-replay.\n\n"
-            "  -a, --alloc A     glibc, jemalloc or tcmalloc\n"
+            "  -a, --alloc A     the allocator: %s\n"
             "  -p, --preset P    preset of the predicted run (models/presets/P.conf)\n"
             "  -s, --set K=V     override one parameter (repeatable)\n"
             "  -t, --threads N   rssim-real worker threads (default: the trace's)\n"
             "      --db PATH     SQLite database (default %s)\n"
             "  -h, --help        this help\n",
-            rs_cli_default_db());
+            names, names, rs_cli_default_db());
 }
 
 /* rssim-real beside this program. */
@@ -240,19 +267,27 @@ int cmd_validate(int argc, char **argv)
     }
     if (optind != argc - 1)
         return rs_cli_usage_error("validate", "expected exactly one TRACE");
-    if (!alloc || (strcmp(alloc, "glibc") && strcmp(alloc, "jemalloc") && strcmp(alloc, "tcmalloc")))
-        return rs_cli_usage_error("validate", "--alloc glibc|jemalloc|tcmalloc is required");
+    const rs_alloc_ops *aops = alloc ? rs_registry_find(&rs_reg_alloc, alloc) : NULL;
+    char names[256];
+    if (!aops || !aops->real)
+        return rs_cli_usage_error("validate", "--alloc %s is required",
+                                  real_names(names, sizeof names));
+    const rs_alloc_real *real = aops->real;
     const char *trace = argv[optind];
     snprintf(allocset, sizeof allocset, "alloc=%s", alloc);
     sets[nsets++] = allocset;
-    int purge_set = 0;
-    for (int i = 0; i < nsets; i++)
-        purge_set |= !strncmp(sets[i], "jemalloc_purge=", 15);
-    static char no_decay[] = "jemalloc_purge=never";
-    if (!strcmp(alloc, "jemalloc") && !purge_set) {
-        /* the real side replays faster than virtual time: no wall-clock decay */
-        sets[nsets++] = no_decay;
-        setenv("MALLOC_CONF", "dirty_decay_ms:-1,muzzy_decay_ms:-1", 1);
+    /* the real side replays faster than virtual time: nothing on the wall clock */
+    size_t keylen = real->replay_set ? strcspn(real->replay_set, "=") + 1 : 0;
+    int replay_set_by_caller = 0;
+    for (int i = 0; i < nsets && keylen; i++)
+        replay_set_by_caller |= !strncmp(sets[i], real->replay_set, keylen);
+    if (real->replay_set && !replay_set_by_caller)
+        sets[nsets++] = (char *)real->replay_set;
+    if (real->replay_env && !replay_set_by_caller) {
+        char env[256];
+        size_t eq = strcspn(real->replay_env, "=");
+        snprintf(env, sizeof env, "%.*s", (int)eq, real->replay_env);
+        setenv(env, real->replay_env + eq + 1, 1);
     }
 
     rs_err err = { 0 };
@@ -306,21 +341,22 @@ int cmd_validate(int argc, char **argv)
 
     printf("\n%-21s %10s %10s %10s   %12s %12s   (%% error; steady means in MiB)\n", "column",
            "mean", "max", "steady", "predicted", "measured");
+    uint32_t both = (RS_ALLOC_F_CORE | aops->reports) & (RS_ALLOC_F_RESIDENT | real->reports);
     for (size_t i = 0; i < sizeof columns / sizeof columns[0] && !rc; i++) {
         errors e = { 0 };
         char name[96];
-        if ((rc = compare(rs_store_db(st), pred, meas, columns[i], &e, &err)))
+        if (!(both & columns[i].field))
+            continue; /* one side does not report it */
+        if ((rc = compare(rs_store_db(st), pred, meas, columns[i].name, &e, &err)))
             break;
-        if (e.steady_meas == 0 && e.max_pct >= 100 * (e.steady_pred > 0))
-            continue; /* the real allocator does not report it (rssim-real leaves it 0) */
-        printf("%-21s %9.2f%% %9.2f%% %9.2f%%   %12.1f %12.1f\n", columns[i], e.mean_pct, e.max_pct,
+        printf("%-21s %9.2f%% %9.2f%% %9.2f%%   %12.1f %12.1f\n", columns[i].name, e.mean_pct, e.max_pct,
                e.steady_pct, e.steady_pred / 1048576.0, e.steady_meas / 1048576.0);
         const struct { const char *suffix; double v; } m[] = {
             { "mean", e.mean_pct }, { "max", e.max_pct }, { "steady", e.steady_pct },
         };
         for (size_t j = 0; j < 3 && !rc; j++) {
             snprintf(name, sizeof name, "validate_%.*s_%s_error_pct",
-                     (int)(strlen(columns[i]) - 6), columns[i], m[j].suffix);
+                     (int)(strlen(columns[i].name) - 6), columns[i].name, m[j].suffix);
             rc = store_metric(rs_store_db(st), meas, name, m[j].v, &err);
         }
     }
