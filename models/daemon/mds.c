@@ -96,7 +96,6 @@ typedef struct mds {
     rs_alloc *alloc;
     rs_objects objs;
     const rs_mds_sizes *sizes;
-    int mds_layout;           /* objs' layout is an MDS one (aux = kind | name) */
     rs_lru_mid lru, bottom;
     rs_trim trim;
     rs_trim_target target;
@@ -1026,13 +1025,16 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     m->ino_free = m->cap_free = NIL;
     rs_lru_mid_init(&m->lru, rs_config_double(env->cfg, "mds_cache_mid"));
     rs_lru_mid_init(&m->bottom, 0.0);
-    if ((rc = read_params(m, env->cfg, err)) ||
-        (rc = rs_objects_init(&m->objs, env->parts[SLOT_LAYOUT], env->cfg, env->alloc, err)))
+    const rs_layout_ops *layout = env->parts[SLOT_LAYOUT];
+    if (!(m->sizes = rs_mds_layout_sizes(layout))) {
+        rc = rs_fail(err, RS_EINPUT,
+                     "daemon mds: layout '%s' has no MDS struct sizes (use an MDS layout, "
+                     "e.g. mds-octopus)", layout->name);
         goto fail;
-    m->sizes = rs_mds_layout_sizes(m->objs.layout.ops);
-    m->mds_layout = m->sizes != NULL;
-    if (!m->sizes)
-        m->sizes = rs_mds_sizes_default();
+    }
+    if ((rc = read_params(m, env->cfg, err)) ||
+        (rc = rs_objects_init(&m->objs, layout, env->cfg, env->alloc, err)))
+        goto fail;
     rs_decay_init(&m->recall_global, m->recall_half_life, m->eng->now_ns);
     m->target = (rs_trim_target){
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,
