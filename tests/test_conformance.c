@@ -61,6 +61,10 @@ static void check_param(const rs_param *p, const char *kind, const char *owner)
     CHECK_MSG(rs_param_check_range(p, p->def, why, sizeof why) == 0, "%s '%s': default '%s' of '%s': %s",
               kind, owner, p->def, p->key, why);
     CHECK_MSG(p->doc && *p->doc, "param '%s' has no doc", p->key);
+    CHECK_MSG(!p->choices || (p->type == RS_PT_STRING && *p->choices), "param '%s': choices on a non-string",
+              p->key);
+    CHECK_MSG(rs_param_check_choice(p, p->def, why, sizeof why) == 0, "%s '%s': default '%s' of '%s': %s",
+              kind, owner, p->def, p->key, why);
 }
 
 static void check_common(void)

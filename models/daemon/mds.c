@@ -159,7 +159,7 @@ static const rs_param params[] = {
       .doc = "the MDS_CACHE_OVERSIZED health warning is raised above this times the limit" },
     { .key = "mds_cache_release_free_interval", .type = RS_PT_DURATION, .def = "10s",
       .doc = "tcmalloc ReleaseFreeMemory every this often (Octopus+ upkeep); 0 = never (Luminous)" },
-    { .key = "mds_recall", .type = RS_PT_STRING, .def = "octopus",
+    { .key = "mds_recall", .type = RS_PT_STRING, .def = "octopus", .choices = "luminous|octopus",
       .doc = "cap recall algorithm: 'octopus' (v15 throttled Server::recall_client_state) or "
              "'luminous' (v12: every session to num_caps * (1 - min(0.8, toofull ratio)))" },
     { .key = "mds_recall_max_caps", .type = RS_PT_INT, .def = "5000",
@@ -966,9 +966,11 @@ static void mds_destroy(void *state)
     free(m);
 }
 
+enum { RECALL_LUMINOUS, RECALL_OCTOPUS }; /* mds_recall's choices, in order */
+
 static int read_params(mds *m, const rs_config *cfg, rs_err *err)
 {
-    const char *recall = rs_config_string(cfg, "mds_recall");
+    int recall = rs_config_choice(cfg, "mds_recall");
     uint64_t req = rs_config_size(cfg, "mds_request_bytes");
     uint64_t jrn = rs_config_size(cfg, "mds_journal_event_bytes");
 
@@ -981,11 +983,9 @@ static int read_params(mds *m, const rs_config *cfg, rs_err *err)
     m->service_ns = rs_config_duration_ns(cfg, "mds_request_service_time");
     m->max_ratio_caps = rs_config_double(cfg, "mds_max_ratio_caps_per_client");
     m->recall_half_life = rs_config_double(cfg, "mds_recall_max_decay_rate");
-    if (!strcmp(recall, "octopus"))
-        m->recall_octopus = 1;
-    else if (strcmp(recall, "luminous"))
-        return rs_fail(err, RS_EINPUT,
-                       "bad value '%s' for key 'mds_recall': expected octopus or luminous", recall);
+    if (recall < 0)
+        return rs_config_bad_value(cfg, "mds_recall", "not one of its choices", err);
+    m->recall_octopus = recall == RECALL_OCTOPUS;
     if (req >= UINT32_MAX || jrn >= UINT32_MAX)
         return rs_fail(err, RS_EINPUT, "mds_request_bytes and mds_journal_event_bytes must be < 4G");
     m->request_bytes = (uint32_t)req;

@@ -13,7 +13,8 @@
 static void print_params(const rs_param *p, const char *indent)
 {
     for (; p && p->key; p++)
-        printf("%s%-28s %-9s %s\n", indent, p->key, p->def, p->doc);
+        printf("%s%-28s %-9s %s%s%s%s\n", indent, p->key, p->def, p->doc,
+               p->choices ? " [" : "", p->choices ? p->choices : "", p->choices ? "]" : "");
 }
 
 int cmd_list(int argc, char **argv)
