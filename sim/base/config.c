@@ -9,6 +9,7 @@
  * err.h: it is a bottom-layer helper.
  */
 #include "config.h"
+#include "vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -102,16 +103,10 @@ static int set_origin(rs_config *cfg, const char *key, const char *value,
         e->from_file = from_file;
         return 0;
     }
-    if (cfg->n == cfg->cap) {
-        size_t cap = cfg->cap ? 2 * cfg->cap : 16;
-        entry *p = realloc(cfg->v, cap * sizeof *p);
-        if (!p) {
-            free(v);
-            free(o);
-            return rs_fail(err, RS_ENOMEM, "out of memory setting '%s'", key);
-        }
-        cfg->v = p;
-        cfg->cap = cap;
+    if (RS_VEC_RESERVE(cfg->v, cfg->cap, cfg->n + 1, 16)) {
+        free(v);
+        free(o);
+        return rs_fail(err, RS_ENOMEM, "out of memory setting '%s'", key);
     }
     e = &cfg->v[cfg->n];
     e->key = dupstr(key);
