@@ -31,6 +31,7 @@
 #include "sim/registry.h"
 #include "sim/run.h"
 #include "traces/gen/gen.h"
+#include "traces/import_block.h"
 #include "traces/trace.h"
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -366,7 +367,7 @@ static void tmp_path(char *buf, size_t cap, const char *name)
              (long)getpid(), name);
 }
 
-static void check_format(const rs_trace_format_ops *ops)
+static void check_codec_roundtrip(const rs_trace_codec_ops *ops)
 {
     char path[512];
     rs_trace_writer *w;
@@ -395,6 +396,77 @@ static void check_format(const rs_trace_format_ops *ops)
     CHECK_MSG(n == 500 && !bad, "%s: %d records, %d differ", ops->name, n, bad);
     rs_trace_close(tr);
     unlink(path);
+}
+
+/* An importer turns its own example into an osd trace, and a bad line
+ * after it fails naming the file and the line. */
+static void check_codec_import(const rs_trace_codec_ops *ops)
+{
+    char in[512], out[512], bad[560];
+    rs_import_opts opts = { .from = ops->name, .object_bytes = 4u << 20, .block_bytes = 512 };
+    rs_import_stats st;
+    rs_trace_writer *w;
+    rs_trace *tr;
+    rs_err err;
+    rs_rec rec;
+    FILE *f;
+
+    CHECK_MSG(ops->example && *ops->example, "%s: an importer without an example", ops->name);
+    if (!ops->example)
+        return;
+    tmp_path(in, sizeof in, ops->name);
+    tmp_path(out, sizeof out, "import.bin");
+    CHECK((f = fopen(in, "w")) != NULL && fputs(ops->example, f) >= 0 && fclose(f) == 0);
+    CHECK(rs_trace_writer_open(&w, out, "binary", "osd", &err) == 0);
+    int rc = rs_import_block(in, &opts, w, &st, &err);
+    CHECK_MSG(rc == 0, "%s: its example: %s", ops->name, err.msg);
+    if (rc) {
+        rs_trace_writer_abort(w);
+    } else {
+        CHECK(rs_trace_writer_close(w, &err) == 0);
+        CHECK_MSG(st.ios > 0 && st.records >= st.ios, "%s: %llu I/Os", ops->name,
+                  (unsigned long long)st.ios);
+        uint64_t n = 0;
+        CHECK_MSG(rs_trace_open(&tr, out, &err) == 0, "%s", err.msg);
+        while (rs_trace_next(tr, &rec, &err) == 1)
+            n++;
+        CHECK_MSG(n == st.records && strcmp(rs_trace_daemon(tr), "osd") == 0, "%s: %llu records read back",
+                  ops->name, (unsigned long long)n);
+        rs_trace_close(tr);
+    }
+    /* the example and one line no importer takes */
+    size_t lines = 0;
+    for (const char *p = ops->example; *p; p++)
+        lines += *p == '\n';
+    snprintf(bad, sizeof bad, "%s:%zu:", in, lines + 1);
+    CHECK((f = fopen(in, "a")) != NULL && fputs("x\n", f) >= 0 && fclose(f) == 0);
+    CHECK(rs_trace_writer_open(&w, out, "binary", "osd", &err) == 0);
+    rc = rs_import_block(in, &opts, w, &st, &err);
+    rs_trace_writer_abort(w);
+    CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, bad) == err.msg, "%s: a bad last line: %d '%s'",
+              ops->name, rc, err.msg);
+    unlink(in);
+    unlink(out);
+}
+
+/* A codec reads and writes (all those slots), or imports, or both; and is
+ * the one the list gives for its name. */
+static void check_codec(const rs_trace_codec_ops *ops)
+{
+    int reads = ops->sniff && ops->read_header && ops->next;
+    int writes = ops->encode && ops->write_header && ops->rec_max_bytes;
+    CHECK_MSG(reads == (ops->sniff || ops->read_header || ops->next), "%s: half a reader", ops->name);
+    CHECK_MSG(writes == (ops->encode || ops->write_header || ops->rec_max_bytes), "%s: half a writer",
+              ops->name);
+    CHECK_MSG(reads == writes, "%s: an encoding must be read and written", ops->name);
+    CHECK_MSG(reads || ops->import_line, "%s: neither reads nor imports", ops->name);
+    CHECK_MSG(ops->import_line || (!ops->import_opts && !ops->example), "%s: import slots without import_line",
+              ops->name);
+    CHECK(rs_trace_codec_find(ops->name) == ops);
+    if (reads)
+        check_codec_roundtrip(ops);
+    if (ops->import_line)
+        check_codec_import(ops);
 }
 
 static int generate(const rs_gen_ops *gen, const char *path, rs_err *err)
@@ -483,8 +555,14 @@ int main(void)
         check_layout(rs_reg_layout.entries[i]);
     for (size_t i = 0; i < rs_reg_trim.count; i++)
         check_trim(rs_reg_trim.entries[i]);
-    for (size_t i = 0; i < rs_reg_trace_format.count; i++)
-        check_format(rs_reg_trace_format.entries[i]);
+    size_t ncodecs = 0;
+    for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
+        ncodecs++;
+    CHECK(ncodecs == rs_reg_trace_format.count); /* the registry is the codec list */
+    for (size_t i = 0; i < rs_reg_trace_format.count; i++) {
+        CHECK(rs_reg_trace_format.entries[i] == rs_trace_codecs[i]);
+        check_codec(rs_reg_trace_format.entries[i]);
+    }
     for (size_t i = 0; i < rs_reg_gen.count; i++)
         check_generator(rs_reg_gen.entries[i]);
     for (size_t i = 0; i < rs_reg_daemon.count; i++)
