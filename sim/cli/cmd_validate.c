@@ -281,8 +281,11 @@ int cmd_validate(int argc, char **argv)
     int replay_set_by_caller = 0;
     for (int i = 0; i < nsets && keylen; i++)
         replay_set_by_caller |= !strncmp(sets[i], real->replay_set, keylen);
-    if (real->replay_set && !replay_set_by_caller)
-        sets[nsets++] = (char *)real->replay_set;
+    char replay_set[128];
+    if (real->replay_set && !replay_set_by_caller) {
+        snprintf(replay_set, sizeof replay_set, "%s", real->replay_set);
+        sets[nsets++] = replay_set;
+    }
     if (real->replay_env && !replay_set_by_caller) {
         char env[256];
         size_t eq = strcspn(real->replay_env, "=");
