@@ -352,6 +352,8 @@ int cmd_validate(int argc, char **argv)
             continue; /* one side does not report it */
         if ((rc = compare(rs_store_db(st), pred, meas, columns[i].name, &e, &err)))
             break;
+        if (e.steady_meas == 0 && e.max_pct >= 100 * (e.steady_pred > 0))
+            continue; /* reported, but the measured side never moved from its start */
         printf("%-21s %9.2f%% %9.2f%% %9.2f%%   %12.1f %12.1f\n", columns[i].name, e.mean_pct, e.max_pct,
                e.steady_pct, e.steady_pred / 1048576.0, e.steady_meas / 1048576.0);
         const struct { const char *suffix; double v; } m[] = {
