@@ -333,7 +333,7 @@ static void start_recording(void)
     const char *root = getenv("RSSIM_RECORD_ROOT");
     long pid = (long)getpid();
 
-    if (!path || !*path || (root && atol(root) != pid))
+    if (!path || !*path || (root && strtol(root, NULL, 10) != pid))
         return;
     out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (out_fd < 0)

@@ -62,9 +62,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "models/alloc/alloc.h"
 #include "sim/base/config.h"
 #include "sim/base/err.h"
 #include "sim/base/result.h"
+#include "sim/registry.h"
 #include "sim/store.h"
 #include "traces/format.h" /* rs_trace.line: FILE:LINE of semantic errors */
 #include "traces/trace.h"
@@ -80,28 +82,17 @@
 
 /* ---- which allocator ---------------------------------------------------- */
 
-typedef enum al_kind { AL_GLIBC, AL_JEMALLOC, AL_TCMALLOC } al_kind;
-
-static const struct al_info {
-    const char *name;    /* --alloc value */
-    const char *soname;  /* what LD_PRELOAD names (NULL: linked in) */
-    const char *package; /* Debian package that ships it */
-    const char *lib_tag; /* substring of the library malloc must resolve into */
-} al_infos[] = {
-    [AL_GLIBC] = { .name = "glibc", .soname = NULL, .package = "libc6", .lib_tag = "/libc.so" },
-    [AL_JEMALLOC] = { .name = "jemalloc", .soname = "libjemalloc.so.2",
-                      .package = "libjemalloc2", .lib_tag = "libjemalloc" },
-    [AL_TCMALLOC] = { .name = "tcmalloc", .soname = "libtcmalloc_minimal.so.4",
-                      .package = "libtcmalloc-minimal4", .lib_tag = "libtcmalloc" },
-};
-
+/* The allocator is a model from the registry with a real library
+ * (rs_alloc_ops.real): its soname, package, the tag `malloc` must resolve
+ * into and the API its statistics are read with.  Below, the functions of
+ * each API, resolved once before the replay. */
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 typedef int (*getprop_fn)(const char *, size_t *);
 typedef void (*release_fn)(void);
 
 /* The active allocator's entry points, resolved once before the replay. */
 static struct {
-    al_kind kind;
+    rs_alloc_real_api api;
     mallctl_fn mallctl;
     getprop_fn getprop;
     release_fn tc_release;
@@ -109,15 +100,15 @@ static struct {
 
 static void al_release(void)
 {
-    switch (al.kind) {
-    case AL_GLIBC: malloc_trim(0); break;
-    case AL_JEMALLOC: {
+    switch (al.api) {
+    case RS_ALLOC_API_MALLINFO2: malloc_trim(0); break;
+    case RS_ALLOC_API_MALLCTL: {
         char cmd[32];
         snprintf(cmd, sizeof cmd, "arena.%u.purge", MALLCTL_ALL);
         al.mallctl(cmd, NULL, NULL, NULL, 0);
         break;
     }
-    case AL_TCMALLOC: al.tc_release(); break;
+    case RS_ALLOC_API_MALLOC_EXTENSION: al.tc_release(); break;
     }
 }
 
@@ -136,15 +127,15 @@ static uint64_t tc_get(const char *name)
 /* Fill the allocator columns of *s from the allocator's own statistics. */
 static void al_stats(rs_sample *s, uint64_t page_bytes)
 {
-    switch (al.kind) {
-    case AL_GLIBC: {
+    switch (al.api) {
+    case RS_ALLOC_API_MALLINFO2: {
         struct mallinfo2 mi = mallinfo2();
         s->allocated_bytes = mi.uordblks + mi.hblkhd; /* mmapped chunks are live too */
         s->mapped_bytes = mi.arena + mi.hblkhd;
         s->dirty_bytes = mi.fordblks;
         break;
     }
-    case AL_JEMALLOC: {
+    case RS_ALLOC_API_MALLCTL: {
         uint64_t ep = 1;
         size_t len = sizeof ep;
         al.mallctl("epoch", &ep, &len, &ep, len);
@@ -159,7 +150,7 @@ static void al_stats(rs_sample *s, uint64_t page_bytes)
         s->dirty_bytes = je_get("stats.arenas.4096.pdirty") * page_bytes;
         break;
     }
-    case AL_TCMALLOC: {
+    case RS_ALLOC_API_MALLOC_EXTENSION: {
         uint64_t heap = tc_get("generic.heap_size"), unmapped = tc_get("tcmalloc.pageheap_unmapped_bytes");
         uint64_t pfree = tc_get("tcmalloc.pageheap_free_bytes");
         s->allocated_bytes = tc_get("generic.current_allocated_bytes");
@@ -178,44 +169,49 @@ static void al_stats(rs_sample *s, uint64_t page_bytes)
     }
 }
 
-/* Which library does `malloc` come from?  0 when it is al_infos[kind]'s. */
-static int al_check_active(al_kind kind, rs_err *err)
+/* Which library does `malloc` come from?  0 when it is ops' real one. */
+static int al_check_active(const rs_alloc_ops *ops, rs_err *err)
 {
     Dl_info info = { 0 };
     void *m = dlsym(RTLD_DEFAULT, "malloc");
     const char *lib = m && dladdr(m, &info) && info.dli_fname ? info.dli_fname : "?";
 
-    if (!strstr(lib, al_infos[kind].lib_tag))
+    if (!strstr(lib, ops->real->lib_tag))
         return rs_fail(err, RS_EINTERNAL,
-                       "the active allocator is not %s: malloc comes from '%s'%s", al_infos[kind].name,
+                       "the active allocator is not %s: malloc comes from '%s'%s", ops->name,
                        lib, strstr(lib, "asan") ? " (AddressSanitizer build: measure with a normal build)" : "");
-    al.kind = kind;
-    if (kind == AL_JEMALLOC) {
+    al.api = ops->real->api;
+    switch (al.api) {
+    case RS_ALLOC_API_MALLINFO2: break;
+    case RS_ALLOC_API_MALLCTL:
         al.mallctl = (mallctl_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "mallctl");
         if (!al.mallctl)
-            return rs_fail(err, RS_EINTERNAL, "jemalloc is active but 'mallctl' is missing");
-    } else if (kind == AL_TCMALLOC) {
+            return rs_fail(err, RS_EINTERNAL, "%s is active but 'mallctl' is missing", ops->name);
+        break;
+    case RS_ALLOC_API_MALLOC_EXTENSION:
         al.getprop = (getprop_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MallocExtension_GetNumericProperty");
         al.tc_release = (release_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MallocExtension_ReleaseFreeMemory");
         if (!al.getprop || !al.tc_release)
-            return rs_fail(err, RS_EINTERNAL, "tcmalloc is active but its MallocExtension C API is missing");
+            return rs_fail(err, RS_EINTERNAL, "%s is active but its MallocExtension C API is missing",
+                           ops->name);
+        break;
     }
     return 0;
 }
 
 /* Put the allocator in front with LD_PRELOAD and re-execute; returns only on
  * failure (or 0 when this process already is the re-executed one). */
-static int al_reexec(al_kind kind, char **argv, rs_err *err)
+static int al_reexec(const rs_alloc_ops *ops, char **argv, rs_err *err)
 {
-    const struct al_info *a = &al_infos[kind];
+    const rs_alloc_real *a = ops->real;
     const char *mark = getenv("RSSIM_REAL_PRELOADED");
 
-    if (!a->soname || (mark && strcmp(mark, a->name) == 0))
+    if (!a->soname || (mark && strcmp(mark, ops->name) == 0))
         return 0;
 #if defined(__SANITIZE_ADDRESS__)
     return rs_fail(err, RS_EINTERNAL,
                    "this rssim-real is an AddressSanitizer build, which cannot run with %s preloaded; "
-                   "measure with a normal build", a->name);
+                   "measure with a normal build", ops->name);
 #endif
     /* Probe in a child, so that the library's constructors never run here. */
     pid_t pid = fork();
@@ -232,11 +228,11 @@ static int al_reexec(al_kind kind, char **argv, rs_err *err)
     }
     if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
         return rs_fail(err, RS_EINTERNAL, "cannot load %s for --alloc %s (Debian: apt-get install %s)",
-                       a->soname, a->name, a->package);
+                       a->soname, ops->name, a->package);
     const char *old = getenv("LD_PRELOAD");
     char pre[4096];
     snprintf(pre, sizeof pre, "%s%s%s", a->soname, old && *old ? ":" : "", old ? old : "");
-    if (setenv("LD_PRELOAD", pre, 1) || setenv("RSSIM_REAL_PRELOADED", a->name, 1))
+    if (setenv("LD_PRELOAD", pre, 1) || setenv("RSSIM_REAL_PRELOADED", ops->name, 1))
         return rs_fail(err, RS_EINTERNAL, "cannot set LD_PRELOAD: %s", strerror(errno));
     execv("/proc/self/exe", argv);
     return rs_fail(err, RS_EINTERNAL, "cannot re-execute '/proc/self/exe' with %s: %s", a->soname,
@@ -762,7 +758,7 @@ static int make_result(const sample_buf *b, const trace_info *info, uint64_t bas
 
 /* The params of a measured run, checked with the config machinery. */
 static const rs_param real_params[] = {
-    { .key = "alloc", .type = RS_PT_STRING, .def = "glibc", .doc = "the real allocator: glibc, jemalloc, tcmalloc" },
+    { .key = "alloc", .type = RS_PT_STRING, .def = "glibc", .doc = "the allocator model whose real library replays the trace" },
     { .key = "sample_interval", .type = RS_PT_DURATION, .def = "100ms", .doc = "virtual time between samples" },
     { .key = "threads", .type = RS_PT_INT, .def = "1", .doc = "worker threads (trace thread t runs on t mod N)" },
     { .key = "label", .type = RS_PT_STRING, .def = "", .doc = "free text" },
@@ -850,12 +846,18 @@ int main(int argc, char **argv)
     if (optind != argc - 1)
         return usage_error("expected exactly one TRACE");
     const char *trace = argv[optind];
-    int kind = -1;
-    for (int k = 0; k < (int)(sizeof al_infos / sizeof al_infos[0]); k++)
-        if (strcmp(al_infos[k].name, alloc_name) == 0)
-            kind = k;
-    if (kind < 0)
-        return usage_error("unknown allocator '%s' (known: glibc, jemalloc, tcmalloc)", alloc_name);
+    const rs_alloc_ops *aops = rs_registry_find(&rs_reg_alloc, alloc_name);
+    if (!aops || !aops->real) {
+        char known[256];
+        size_t n = 0;
+        known[0] = '\0';
+        for (size_t i = 0; i < rs_reg_alloc.count && n < sizeof known; i++) {
+            const rs_alloc_ops *a = rs_reg_alloc.entries[i];
+            if (a->real)
+                n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", n ? ", " : "", a->name);
+        }
+        return usage_error("unknown allocator '%s' (known: %s)", alloc_name, known);
+    }
 
     rs_err err = { 0 };
     rs_config *cfg = NULL;
@@ -879,7 +881,7 @@ int main(int argc, char **argv)
         rc = rs_fail(&err, RS_EINPUT, "bad value '%s' for --sample-interval: must be > 0", interval);
         goto out;
     }
-    if ((rc = al_reexec((al_kind)kind, argv, &err)))
+    if ((rc = al_reexec(aops, argv, &err)))
         goto out;
 
     /* Pass 1: check the trace and copy its records to an unlinked file. */
@@ -898,7 +900,7 @@ int main(int argc, char **argv)
     }
     unlink(tmp);
     if ((rc = pass1(trace, fd, &info, &err)) || (rc = rs_file_sha256(trace, sha, &err)) ||
-        (rc = al_check_active((al_kind)kind, &err)))
+        (rc = al_check_active(aops, &err)))
         goto out;
     o.workers = threads ? (unsigned)threads
                         : (info.max_thread + 1 < MAX_WORKERS ? info.max_thread + 1 : MAX_WORKERS);

@@ -1,5 +1,6 @@
 /* evq.c — 4-ary heap keyed by (t_ns, seq); see evq.h. */
 #include "evq.h"
+#include "base/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,14 +68,8 @@ int rs_evq_push(rs_evq *q, uint64_t t_ns, uint64_t period_ns, rs_event_fn fn, vo
 int rs_evq_push_prio(rs_evq *q, uint64_t t_ns, uint64_t period_ns, unsigned prio, rs_event_fn fn,
                      void *ctx, rs_err *err)
 {
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 16;
-        rs_event *p = realloc(q->heap, cap * sizeof *p);
-        if (!p)
-            return rs_fail(err, RS_ENOMEM, "out of memory for %zu events", cap);
-        q->heap = p;
-        q->cap = cap;
-    }
+    if (RS_VEC_RESERVE(q->heap, q->cap, q->n + 1, 16))
+        return rs_fail(err, RS_ENOMEM, "out of memory for %zu events", q->n + 1);
     q->heap[q->n] = (rs_event){
         .t_ns = t_ns, .seq = ((uint64_t)prio << SEQ_BITS) | (q->next_seq++ & SEQ_MASK),
         .period_ns = period_ns, .fn = fn, .ctx = ctx,

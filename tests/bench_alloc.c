@@ -13,7 +13,7 @@
  * an LRU cache does).  The same loop without the model is timed too, so the
  * model's own cost can be read off.
  * footprint: `count` (10 M) live allocations of `size` (64) bytes; the model's
- * host bytes per allocation (its *_footprint_bytes, array capacities
+ * host bytes per allocation (its ops' footprint_bytes, array capacities
  * included, where the model has one) and the process's peak RSS growth.
  */
 #include <stdint.h>
@@ -23,9 +23,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "models/alloc/glibc.h"
-#include "models/alloc/jemalloc.h"
-#include "models/alloc/tcmalloc.h"
+#include "models/alloc/alloc.h"
 #include "sim/registry.h"
 
 static const rs_alloc_ops *ops;
@@ -33,15 +31,7 @@ static const rs_alloc_ops *ops;
 /* The model's own count of its host memory, or 0 when it has none. */
 static uint64_t footprint_bytes(const void *st)
 {
-    static const struct { const char *name; uint64_t (*fn)(const void *); } fns[] = {
-        { "glibc", rs_gl_footprint_bytes },
-        { "jemalloc", rs_je_footprint_bytes },
-        { "tcmalloc", rs_tc_footprint_bytes },
-    };
-    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
-        if (!strcmp(fns[i].name, ops->name))
-            return fns[i].fn(st);
-    return 0;
+    return ops->footprint_bytes ? ops->footprint_bytes(st) : 0;
 }
 
 static uint64_t rng = 88172645463325252ull;

@@ -55,7 +55,7 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-    int threads = argc > 1 ? atoi(argv[1]) : 3;
+    int threads = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 3;
     pthread_t th[64];
     if (threads < 1 || threads > 64)
         return 2;

@@ -92,6 +92,50 @@ static void test_ranges(void)
     expect_range("osd_onode_extra_bytes", "4095M", NULL);
 }
 
+/* A choice-valued key: validation refuses anything else, listing the
+ * choices; rs_config_choice gives the value's index. */
+static void test_choices(void)
+{
+    static const rs_param table[] = {
+        { .key = "recall", .type = RS_PT_STRING, .def = "octopus", .doc = "d",
+          .choices = "luminous|octopus|reef" },
+        { .key = "label", .type = RS_PT_STRING, .def = "x", .doc = "free text" },
+        { .key = NULL },
+    };
+    rs_config *cfg;
+    rs_err err = { 0 };
+    CHECK(rs_config_new_with(&cfg, table, &err) == 0);
+    CHECK(rs_config_choice(cfg, "recall") == 1); /* the default */
+    CHECK(rs_config_choice(cfg, "label") == -1); /* no choices */
+    CHECK(rs_config_choice(cfg, "nokey") == -1);
+    const struct { const char *value; int index; } v[] = {
+        { "luminous", 0 }, { "octopus", 1 }, { "reef", 2 }, { "lumin", -1 }, { "luminousx", -1 },
+        { "octopus|reef", -1 }, { "Reef", -1 }, { "|", -1 },
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        rs_config_set(cfg, "recall", v[i].value, &err);
+        int rc = rs_config_validate(cfg, &err);
+        CHECK_MSG(rs_config_choice(cfg, "recall") == v[i].index, "%s: index %d", v[i].value,
+                  rs_config_choice(cfg, "recall"));
+        if (v[i].index >= 0) {
+            CHECK_MSG(rc == 0, "%s: %s", v[i].value, err.msg);
+        } else {
+            char want[160];
+            snprintf(want, sizeof want,
+                     "bad value '%s' for key 'recall': expected one of luminous, octopus, reef", v[i].value);
+            CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, want), "%s: '%s'", v[i].value, err.msg);
+        }
+    }
+    rs_config_set(cfg, "label", "anything", &err);
+    rs_config_set(cfg, "recall", "reef", &err);
+    CHECK(rs_config_validate(cfg, &err) == 0);
+    rs_config_free(cfg);
+    /* the plug-ins' choice keys, through the run's schema */
+    expect_range("mds_recall", "octopus", NULL);
+    expect_range("mds_recall", "reef", "expected one of luminous, octopus");
+    expect_range("jemalloc_purge", "sometimes", "expected one of decay, never, immediate");
+}
+
 static void test_preset_file(void)
 {
     char path[] = "/tmp/rssim-test-presetXXXXXX";
@@ -123,6 +167,7 @@ int main(void)
     test_units();
     test_validate();
     test_ranges();
+    test_choices();
     test_preset_file();
     return check_done();
 }

@@ -31,6 +31,7 @@
 #include "sim/registry.h"
 #include "sim/run.h"
 #include "traces/gen/gen.h"
+#include "traces/import_block.h"
 #include "traces/trace.h"
 
 static uint64_t rng_state = 88172645463325252ull;
@@ -61,6 +62,10 @@ static void check_param(const rs_param *p, const char *kind, const char *owner)
     CHECK_MSG(rs_param_check_range(p, p->def, why, sizeof why) == 0, "%s '%s': default '%s' of '%s': %s",
               kind, owner, p->def, p->key, why);
     CHECK_MSG(p->doc && *p->doc, "param '%s' has no doc", p->key);
+    CHECK_MSG(!p->choices || (p->type == RS_PT_STRING && *p->choices), "param '%s': choices on a non-string",
+              p->key);
+    CHECK_MSG(rs_param_check_choice(p, p->def, why, sizeof why) == 0, "%s '%s': default '%s' of '%s': %s",
+              kind, owner, p->def, p->key, why);
 }
 
 static void check_common(void)
@@ -87,6 +92,56 @@ static int ordered(const rs_alloc_stats *s)
     return rs_alloc_stats_ordered(s);
 }
 
+/* The optional fields a model does not declare in .reports stay 0. */
+static int reports_match(const rs_alloc_ops *ops, const rs_alloc_stats *s)
+{
+    const struct { uint32_t bit; uint64_t v; } f[] = {
+        { RS_ALLOC_F_THREAD_CACHED, s->thread_cached_bytes },
+        { RS_ALLOC_F_HEAP, s->heap_bytes },
+        { RS_ALLOC_F_UNMAPPED, s->unmapped_bytes },
+        { RS_ALLOC_F_CENTRAL_CACHED, s->central_cached_bytes },
+        { RS_ALLOC_F_TRANSFER_CACHED, s->transfer_cached_bytes },
+        { RS_ALLOC_F_PAGEHEAP_FREE, s->pageheap_free_bytes },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (!(ops->reports & f[i].bit) && f[i].v)
+            return 0;
+    return (ops->reports & RS_ALLOC_F_CORE) == 0;
+}
+
+/* A real library is described fully, and its replay setting is one of the
+ * model's parameters with a valid value. */
+static void check_real(const rs_alloc_ops *ops)
+{
+    const rs_alloc_real *r = ops->real;
+    if (!r)
+        return;
+    CHECK_MSG(r->package && *r->package && r->lib_tag && *r->lib_tag, "%s: real library half described",
+              ops->name);
+    CHECK_MSG(r->reports & RS_ALLOC_F_ALLOCATED, "%s: real library reports no allocated bytes",
+              ops->name);
+    CHECK_MSG(!r->replay_env || strchr(r->replay_env, '='), "%s: replay_env '%s' is not NAME=value",
+              ops->name, r->replay_env);
+    if (r->replay_set) {
+        rs_config *cfg = default_config();
+        rs_err err;
+        char key[128];
+        const char *eq = strchr(r->replay_set, '=');
+        CHECK_MSG(eq && (size_t)(eq - r->replay_set) < sizeof key, "%s: replay_set '%s'", ops->name,
+                  r->replay_set);
+        if (eq) {
+            snprintf(key, sizeof key, "%.*s", (int)(eq - r->replay_set), r->replay_set);
+            int known = 0;
+            for (const rs_param *p = ops->params; p && p->key; p++)
+                known |= strcmp(p->key, key) == 0;
+            CHECK_MSG(known, "%s: replay_set key '%s' is not one of its parameters", ops->name, key);
+            CHECK_MSG(rs_config_set(cfg, key, eq + 1, &err) == 0 && rs_config_validate(cfg, &err) == 0,
+                      "%s: replay_set '%s': %s", ops->name, r->replay_set, err.msg);
+        }
+        rs_config_free(cfg);
+    }
+}
+
 static void check_allocator(const rs_alloc_ops *ops)
 {
     enum { SLOTS = 4096, OPS = 200000 };
@@ -96,7 +151,7 @@ static void check_allocator(const rs_alloc_ops *ops)
     rs_err err;
     void *st;
     uint64_t live_bytes = 0, live = 0;
-    int bad_order = 0, bad_sum = 0, bad_usable = 0;
+    int bad_order = 0, bad_sum = 0, bad_usable = 0, bad_reports = 0;
 
     memset(addr, 0, sizeof addr);
     CHECK_MSG(ops->create(cfg, &st, &err) == 0, "%s: %s", ops->name, err.msg);
@@ -125,8 +180,17 @@ static void check_allocator(const rs_alloc_ops *ops)
             ops->stats(st, &s);
             bad_order += !ordered(&s);
             bad_sum += s.requested_bytes != live_bytes || s.live_count != live;
+            bad_reports += !reports_match(ops, &s);
         }
+        if (ops->audit && i % 50000 == 0)
+            CHECK_MSG(ops->audit(st, &err) == 0, "%s: audit: %s", ops->name, err.msg);
     }
+    CHECK_MSG(!bad_reports, "%s: fills a field it does not report %d times", ops->name, bad_reports);
+    if (ops->audit)
+        CHECK_MSG(ops->audit(st, &err) == 0, "%s: audit: %s", ops->name, err.msg);
+    if (ops->footprint_bytes)
+        CHECK_MSG(ops->footprint_bytes(st) > 0, "%s: no footprint", ops->name);
+    check_real(ops);
     CHECK_MSG(!bad_usable, "%s: usable < requested %d times", ops->name, bad_usable);
     CHECK_MSG(!bad_order, "%s: ordering invariant broken %d times", ops->name, bad_order);
     CHECK_MSG(!bad_sum, "%s: requested/live_count wrong %d times", ops->name, bad_sum);
@@ -303,7 +367,7 @@ static void tmp_path(char *buf, size_t cap, const char *name)
              (long)getpid(), name);
 }
 
-static void check_format(const rs_trace_format_ops *ops)
+static void check_codec_roundtrip(const rs_trace_codec_ops *ops)
 {
     char path[512];
     rs_trace_writer *w;
@@ -332,6 +396,77 @@ static void check_format(const rs_trace_format_ops *ops)
     CHECK_MSG(n == 500 && !bad, "%s: %d records, %d differ", ops->name, n, bad);
     rs_trace_close(tr);
     unlink(path);
+}
+
+/* An importer turns its own example into an osd trace, and a bad line
+ * after it fails naming the file and the line. */
+static void check_codec_import(const rs_trace_codec_ops *ops)
+{
+    char in[512], out[512], bad[560];
+    rs_import_opts opts = { .from = ops->name, .object_bytes = 4u << 20, .block_bytes = 512 };
+    rs_import_stats st;
+    rs_trace_writer *w;
+    rs_trace *tr;
+    rs_err err;
+    rs_rec rec;
+    FILE *f;
+
+    CHECK_MSG(ops->example && *ops->example, "%s: an importer without an example", ops->name);
+    if (!ops->example)
+        return;
+    tmp_path(in, sizeof in, ops->name);
+    tmp_path(out, sizeof out, "import.bin");
+    CHECK((f = fopen(in, "w")) != NULL && fputs(ops->example, f) >= 0 && fclose(f) == 0);
+    CHECK(rs_trace_writer_open(&w, out, "binary", "osd", &err) == 0);
+    int rc = rs_import_block(in, &opts, w, &st, &err);
+    CHECK_MSG(rc == 0, "%s: its example: %s", ops->name, err.msg);
+    if (rc) {
+        rs_trace_writer_abort(w);
+    } else {
+        CHECK(rs_trace_writer_close(w, &err) == 0);
+        CHECK_MSG(st.ios > 0 && st.records >= st.ios, "%s: %llu I/Os", ops->name,
+                  (unsigned long long)st.ios);
+        uint64_t n = 0;
+        CHECK_MSG(rs_trace_open(&tr, out, &err) == 0, "%s", err.msg);
+        while (rs_trace_next(tr, &rec, &err) == 1)
+            n++;
+        CHECK_MSG(n == st.records && strcmp(rs_trace_daemon(tr), "osd") == 0, "%s: %llu records read back",
+                  ops->name, (unsigned long long)n);
+        rs_trace_close(tr);
+    }
+    /* the example and one line no importer takes */
+    size_t lines = 0;
+    for (const char *p = ops->example; *p; p++)
+        lines += *p == '\n';
+    snprintf(bad, sizeof bad, "%s:%zu:", in, lines + 1);
+    CHECK((f = fopen(in, "a")) != NULL && fputs("x\n", f) >= 0 && fclose(f) == 0);
+    CHECK(rs_trace_writer_open(&w, out, "binary", "osd", &err) == 0);
+    rc = rs_import_block(in, &opts, w, &st, &err);
+    rs_trace_writer_abort(w);
+    CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, bad) == err.msg, "%s: a bad last line: %d '%s'",
+              ops->name, rc, err.msg);
+    unlink(in);
+    unlink(out);
+}
+
+/* A codec reads and writes (all those slots), or imports, or both; and is
+ * the one the list gives for its name. */
+static void check_codec(const rs_trace_codec_ops *ops)
+{
+    int reads = ops->sniff && ops->read_header && ops->next;
+    int writes = ops->encode && ops->write_header && ops->rec_max_bytes;
+    CHECK_MSG(reads == (ops->sniff || ops->read_header || ops->next), "%s: half a reader", ops->name);
+    CHECK_MSG(writes == (ops->encode || ops->write_header || ops->rec_max_bytes), "%s: half a writer",
+              ops->name);
+    CHECK_MSG(reads == writes, "%s: an encoding must be read and written", ops->name);
+    CHECK_MSG(reads || ops->import_line, "%s: neither reads nor imports", ops->name);
+    CHECK_MSG(ops->import_line || (!ops->import_opts && !ops->example), "%s: import slots without import_line",
+              ops->name);
+    CHECK(rs_trace_codec_find(ops->name) == ops);
+    if (reads)
+        check_codec_roundtrip(ops);
+    if (ops->import_line)
+        check_codec_import(ops);
 }
 
 static int generate(const rs_gen_ops *gen, const char *path, rs_err *err)
@@ -420,8 +555,14 @@ int main(void)
         check_layout(rs_reg_layout.entries[i]);
     for (size_t i = 0; i < rs_reg_trim.count; i++)
         check_trim(rs_reg_trim.entries[i]);
-    for (size_t i = 0; i < rs_reg_trace_format.count; i++)
-        check_format(rs_reg_trace_format.entries[i]);
+    size_t ncodecs = 0;
+    for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
+        ncodecs++;
+    CHECK(ncodecs == rs_reg_trace_format.count); /* the registry is the codec list */
+    for (size_t i = 0; i < rs_reg_trace_format.count; i++) {
+        CHECK(rs_reg_trace_format.entries[i] == rs_trace_codecs[i]);
+        check_codec(rs_reg_trace_format.entries[i]);
+    }
     for (size_t i = 0; i < rs_reg_gen.count; i++)
         check_generator(rs_reg_gen.entries[i]);
     for (size_t i = 0; i < rs_reg_daemon.count; i++)

@@ -327,7 +327,7 @@ static void test_bad_options(void)
     expect_bad("events=-1", "bad value '-1' for key 'events'", __LINE__);
     expect_bad("rate=0", "bad value '0' for key 'rate': must be > 0", __LINE__);
     expect_bad("alpha=-0.5", "key 'alpha'", __LINE__);
-    expect_bad("size-dist=pareto", "bad value 'pareto' for key 'size-dist': must be fixed, uniform or lognormal", __LINE__);
+    expect_bad("size-dist=pareto", "bad value 'pareto' for key 'size-dist': expected one of fixed, uniform, lognormal", __LINE__);
     expect_bad("size=0", "key 'size'", __LINE__);
     expect_bad("size-max=32", "bad value '32' for key 'size-max': must be >= size-min", __LINE__);
     expect_bad("size-sigma=-1", "key 'size-sigma'", __LINE__);

@@ -314,7 +314,7 @@ static void check_usable_formula(void)
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--child") == 0)
-        return child(atoi(argv[2]), atoi(argv[3]));
+        return child((int)strtol(argv[2], NULL, 10), (int)strtol(argv[3], NULL, 10));
     check_usable_formula();
     for (int scen = 0; scen < NSCEN; scen++) {
         result *res = run_child(argv[0], scen);

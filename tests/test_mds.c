@@ -301,6 +301,24 @@ static void write_files(int n)
     tw_close(&t);
 }
 
+/* A layout without MDS struct sizes is refused, naming it (no silent
+ * fallback to another version's sizes). */
+static void test_kv_layout_refused(void)
+{
+    static const char *const layouts[] = { "layout=kv-map", "layout=kv-object" };
+    write_files(5);
+    for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+        const char *kv[] = { layouts[i], NULL };
+        char want[64];
+        rs_result res;
+        rs_err err = { 0 };
+        int rc = run(kv, &res, &err);
+        snprintf(want, sizeof want, "layout '%s' has no MDS struct sizes", layouts[i] + 7);
+        CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, want), "%s: rc %d, '%s'", layouts[i], rc, err.msg);
+        rs_result_release(&res);
+    }
+}
+
 static void test_layout_bytes(void)
 {
     /* sizeof at each commit: {CInode, CDentry, CDir, Capability}; nodes:
@@ -694,6 +712,7 @@ int main(void)
 {
     test_lru_hand();
     test_lru_random();
+    test_kv_layout_refused();
     test_layout_bytes();
     test_ideal_identity();
     test_open_files_survive();

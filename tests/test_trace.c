@@ -448,7 +448,9 @@ static void test_writer(void)
     CHECK(!exists(tmp) && !exists(p));
 
     CHECK(rs_trace_writer_open(&w, p, "csv", "kv", &err) == RS_EINPUT);
-    CHECK(strstr(err.msg, "unknown trace format 'csv'") != NULL);
+    CHECK(strstr(err.msg, "unknown trace format 'csv' (known: binary, text)") != NULL);
+    CHECK(rs_trace_writer_open(&w, p, "msr", "osd", &err) == RS_EINPUT); /* an importer only */
+    CHECK(strstr(err.msg, "cannot write the import-only trace format 'msr'") != NULL);
     CHECK(rs_trace_writer_open(&w, p, "text", "rgw", &err) == RS_EINPUT);
     CHECK(strstr(err.msg, "unknown daemon kind 'rgw'") != NULL);
     CHECK(rs_trace_writer_open(&w, path_in("no/such/dir/x.bin"), "text", "kv", &err) == RS_EINPUT); /* a missing folder is bad input */

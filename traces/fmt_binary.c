@@ -19,10 +19,6 @@
 #define BIN_MAGIC "RSSIMTRC"
 enum { BIN_HEADER_BYTES = 16, BIN_REC_BYTES = 32, BIN_VERSION = 1 };
 
-const rs_trace_format_ops rs_trace_format_binary = {
-    .name = "binary",
-    .doc = "fixed 32-byte little-endian records after a 16-byte header; fastest to read",
-};
 
 static inline uint64_t load64(const uint8_t *p)
 {
@@ -163,8 +159,9 @@ static void bin_encode(rs_trace_writer *w, const rs_rec *r)
     w->len += BIN_REC_BYTES;
 }
 
-const rs_fmt rs_fmt_binary = {
-    .ops = &rs_trace_format_binary,
+const rs_trace_codec_ops rs_trace_codec_binary = {
+    .name = "binary",
+    .doc = "fixed 32-byte little-endian records after a 16-byte header; fastest to read",
     .rec_max_bytes = BIN_REC_BYTES,
     .sniff = bin_sniff,
     .read_header = bin_read_header,

@@ -22,11 +22,6 @@
 
 #include "format.h"
 
-const rs_trace_format_ops rs_trace_format_text = {
-    .name = "text",
-    .doc = "tab-separated lines with a version and daemon header; readable and diffable",
-};
-
 static const char header_magic[] = "#rssim-trace\t";
 static const char header_version[] = "v1";
 static const char columns[] = "t_ns\top\tkey\tsize_bytes\tthread\taux";
@@ -371,8 +366,9 @@ static void text_encode(rs_trace_writer *w, const rs_rec *r)
     w->len = (size_t)(p - w->buf);
 }
 
-const rs_fmt rs_fmt_text = {
-    .ops = &rs_trace_format_text,
+const rs_trace_codec_ops rs_trace_codec_text = {
+    .name = "text",
+    .doc = "tab-separated lines with a version and daemon header; readable and diffable",
     .rec_max_bytes = 128, /* 20+6+20+20+5+10 digits/letters + 6 separators = 87 */
     .sniff = text_sniff,
     .read_header = text_read_header,

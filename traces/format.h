@@ -1,7 +1,7 @@
 /*
  * format.h — what the trace encodings share (internal to traces/).
  *
- * A trace encoding (text, binary) is an rs_fmt codec: it recognises its
+ * A trace encoding (text, binary) is an rs_trace_codec_ops (trace.h): it recognises its
  * stream from the first bytes, reads its header and then one record at a
  * time from the reader's buffer, and encodes a header and records into the
  * writer's buffer.  The reader (rs_trace) owns one bounded buffer
@@ -91,7 +91,7 @@ int rs_rec_fail(rs_err *err, const char *where, int fault, uint64_t prev_t_ns,
 char *rs_quote(char *dst, size_t cap, const void *s, size_t n);
 
 struct rs_trace {
-    const struct rs_fmt *fmt;
+    const rs_trace_codec_ops *fmt;
     uint8_t *buf;       /* cap bytes; [pos, len) not yet consumed */
     size_t pos, len, cap;
     int eof;            /* the source has ended */
@@ -107,7 +107,7 @@ struct rs_trace {
 };
 
 struct rs_trace_writer {
-    const struct rs_fmt *fmt;
+    const rs_trace_codec_ops *fmt;
     uint8_t *buf;       /* encoded bytes not yet given to the sink */
     size_t len, cap;
     uint64_t records;   /* records written */
@@ -118,25 +118,6 @@ struct rs_trace_writer {
     char *path, *tmp_path;
     uint8_t op_class[RS_OP__MAX + 1];
 };
-
-typedef struct rs_fmt {
-    const rs_trace_format_ops *ops; /* public name and doc */
-    size_t rec_max_bytes;           /* most bytes encode() writes for one record */
-    /* Does a stream starting with these n (>= 8 unless the stream is shorter)
-     * bytes use this encoding? */
-    int (*sniff)(const uint8_t *p, size_t n);
-    /* Read the header at tr->pos; set tr->daemon_id, leave tr->line at the
-     * first record's line. */
-    int (*read_header)(rs_trace *tr, rs_err *err);
-    /* Next record, as rs_trace_next. */
-    int (*next)(rs_trace *tr, rs_rec *r_rec, rs_err *err);
-    /* Encode into w->buf + w->len (room guaranteed), advancing w->len. */
-    void (*write_header)(rs_trace_writer *w);
-    void (*encode)(rs_trace_writer *w, const rs_rec *rec);
-} rs_fmt;
-
-extern const rs_fmt rs_fmt_text;
-extern const rs_fmt rs_fmt_binary;
 
 /* Make at least need (<= tr->cap) unread bytes available in tr->buf unless
  * the source ends first (then tr->eof is set); moves unread bytes to the

@@ -26,26 +26,16 @@
 #define MAX_FIELDS 8
 #define OFFSET_MAX ((uint64_t)1 << 63) /* offset + length stay below this */
 
-/* One I/O a line describes. */
-typedef struct io_line {
-    uint64_t t_ns, off_bytes, len_bytes;
-    rs_op op;
-} io_line;
+typedef rs_import_io io_line;
 
-typedef struct reader {
+/* What the importers' line parsers share: the options, the position. */
+typedef struct rs_import_reader {
     const rs_import_opts *opts;
     const char *path;
     uint64_t line;       /* the line being parsed, 1-based */
     uint64_t ios;        /* I/Os accepted so far */
     uint64_t first_ts, prev_ts; /* msr: the first and the last Timestamp */
 } reader;
-
-typedef struct import_fmt {
-    const char *name;
-    /* Parse the NUL-terminated line s (no line end; may be modified):
-     * 1 = an I/O in *r_io, 0 = nothing on this line, < 0 = error. */
-    int (*parse)(reader *rd, char *s, io_line *r_io, rs_err *err);
-} import_fmt;
 
 static int line_fail(const reader *rd, rs_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -217,15 +207,24 @@ static int blocks_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
     return range_check(rd, r_io->off_bytes, r_io->len_bytes, err) ? RS_EINPUT : 1;
 }
 
-static const import_fmt formats[] = {
-    { .name = "msr", .parse = msr_parse },
-    { .name = "blocks", .parse = blocks_parse },
+const rs_trace_codec_ops rs_trace_codec_msr = {
+    .name = "msr",
+    .doc = "import only: MSR-Cambridge CSV (Timestamp in 100 ns, Hostname, DiskNumber, "
+           "Read|Write, Offset, Size, ResponseTime), times relative to the first line",
+    .import_line = msr_parse,
+    .example = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
+               "128166372003061629,web,1,Read,3221225472,8192,1331\n"
+               "128166372013061629,web,1,Write,4096,4194304,20\n",
 };
 
-const char *rs_import_formats(void)
-{
-    return "msr, blocks";
-}
+const rs_trace_codec_ops rs_trace_codec_blocks = {
+    .name = "blocks",
+    .doc = "import only: 'start_block nblocks [R|W]' lines (default R) of --block-size "
+           "blocks, line i at i x --interval (0: all at t 0, a closed loop)",
+    .import_line = blocks_parse,
+    .import_opts = RS_IMPORT_OPT_BLOCK_SIZE | RS_IMPORT_OPT_INTERVAL,
+    .example = "# start nblocks op\n0 8\n16384 16 W\n8 8 R\n",
+};
 
 /* At the end of the data, or of a line without a line end: a clean end, or
  * a read or decompression error found while reading line `line`.  zlib
@@ -248,19 +247,16 @@ static int end_check(gzFile gz, const reader *rd, uint64_t line, rs_err *err)
 int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_writer *w,
                     rs_import_stats *r_stats, rs_err *err)
 {
-    const import_fmt *fmt = NULL;
+    const rs_trace_codec_ops *fmt = rs_trace_codec_find(opts->from);
     reader rd = { .opts = opts, .path = in_path };
-    char buf[LINE_CAP];
+    char buf[LINE_CAP], known[128];
     gzFile gz;
     int rc = 0;
 
     memset(r_stats, 0, sizeof *r_stats);
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
-        if (!strcmp(formats[i].name, opts->from))
-            fmt = &formats[i];
-    if (!fmt)
+    if (!fmt || !fmt->import_line)
         return rs_fail(err, RS_EINPUT, "unknown block trace format '%s' (known: %s)", opts->from,
-                       rs_import_formats());
+                       rs_trace_codec_names('i', known, sizeof known));
     if (opts->object_bytes < 1 || opts->object_bytes > ((uint64_t)1 << 32))
         return rs_fail(err, RS_EINPUT, "bad object size %llu: must be in 1 .. 4G",
                        (unsigned long long)opts->object_bytes);
@@ -288,7 +284,7 @@ int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_wr
         char *s = trim(buf);
         if (!*s || *s == '#')
             continue;
-        if ((rc = fmt->parse(&rd, s, &io, err)) < 0)
+        if ((rc = fmt->import_line(&rd, s, &io, err)) < 0)
             break;
         if (rc == 0)
             continue;

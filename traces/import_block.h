@@ -2,7 +2,8 @@
  * import_block.h — block I/O traces of other tools as osd traces
  * (`rssim trace import`).
  *
- * Two input formats, plain or gzip-compressed (detected by zlib):
+ * The importers are the trace codecs with import_line (trace.h,
+ * RS_TRACE_CODECS); the two today, plain or gzip-compressed (detected by zlib):
  *   msr     MSR-Cambridge CSV (SNIA IOTTA "MSR Cambridge Traces"): seven
  *           comma-separated fields per line, Timestamp (Windows filetime,
  *           100 ns units), Hostname, DiskNumber, Type (Read|Write), Offset
@@ -27,7 +28,7 @@
 #include "trace.h"
 
 typedef struct rs_import_opts {
-    const char *from;      /* "msr" | "blocks" */
+    const char *from;      /* the importer's codec name: "msr", "blocks" */
     uint64_t object_bytes; /* RADOS object size, 1 .. 2^32 */
     uint64_t block_bytes;  /* blocks: bytes per block, >= 1 */
     uint64_t interval_ns;  /* blocks: time between two I/Os; 0 = closed loop */
@@ -40,8 +41,15 @@ typedef struct rs_import_stats {
     uint64_t reads, writes;
 } rs_import_stats;
 
-/* Names of the input formats ("msr, blocks"), for messages and help. */
-const char *rs_import_formats(void);
+/* One I/O a line describes (what an importer's import_line fills). */
+typedef struct rs_import_io {
+    uint64_t t_ns, off_bytes, len_bytes;
+    rs_op op;
+} rs_import_io;
+
+/* The import loop's state handed to import_line (opaque outside
+ * import_block.c, where the importers' shared field checks live). */
+typedef struct rs_import_reader rs_import_reader;
 
 /* Read in_path as opts->from and write its I/Os to w, a writer opened for
  * daemon "osd".  The caller closes w on success and aborts it on error. */

@@ -185,15 +185,25 @@ static char *dupstr(const char *s)
     return p;
 }
 
-/* The codecs, in detection order. */
-static const rs_fmt *const fmts[] = { &rs_fmt_binary, &rs_fmt_text };
+const rs_trace_codec_ops *const rs_trace_codecs[] = { RS_TRACE_CODECS, NULL };
 
-static const rs_fmt *fmt_by_name(const char *name)
+const rs_trace_codec_ops *rs_trace_codec_find(const char *name)
 {
-    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0]; i++)
-        if (strcmp(fmts[i]->ops->name, name) == 0)
-            return fmts[i];
+    for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
+        if (strcmp((*c)->name, name) == 0)
+            return *c;
     return NULL;
+}
+
+const char *rs_trace_codec_names(int want, char *buf, size_t cap)
+{
+    size_t n = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c && n < cap; c++)
+        if ((want == 'w' && (*c)->encode) || (want == 'i' && (*c)->import_line))
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", (*c)->name);
+    return buf;
 }
 
 /* ---- reader ------------------------------------------------------------ */
@@ -255,9 +265,9 @@ int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf
         rs_trace_close(tr);
         return rc;
     }
-    for (size_t i = 0; i < sizeof fmts / sizeof fmts[0] && !tr->fmt; i++)
-        if (fmts[i]->sniff(tr->buf, tr->len))
-            tr->fmt = fmts[i];
+    for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c && !tr->fmt; c++)
+        if ((*c)->sniff && (*c)->sniff(tr->buf, tr->len))
+            tr->fmt = *c;
     if (!tr->fmt) {
         rc = tr->len == 0
                  ? rs_trace_fail(tr, err, "empty file: not an rssim trace")
@@ -318,7 +328,7 @@ const char *rs_trace_daemon(const rs_trace *tr)
 
 const char *rs_trace_format(const rs_trace *tr)
 {
-    return tr->fmt->ops->name;
+    return tr->fmt->name;
 }
 
 const char *rs_trace_compression(const rs_trace *tr)
@@ -354,14 +364,17 @@ static void writer_free(rs_trace_writer *w)
 int rs_trace_writer_open(rs_trace_writer **r_w, const char *path, const char *format,
                          const char *daemon, rs_err *err)
 {
-    const rs_fmt *fmt = fmt_by_name(format);
+    const rs_trace_codec_ops *fmt = rs_trace_codec_find(format);
     int daemon_id = rs_trace_daemon_id(daemon);
     rs_trace_writer *w;
     size_t n = strlen(path);
+    char known[128];
     int rc;
 
-    if (!fmt)
-        return rs_fail(err, RS_EINPUT, "unknown trace format '%s' (known: text, binary)", format);
+    if (!fmt || !fmt->encode)
+        return rs_fail(err, RS_EINPUT, "%s trace format '%s' (known: %s)",
+                       fmt ? "cannot write the import-only" : "unknown", format,
+                       rs_trace_codec_names('w', known, sizeof known));
     if (daemon_id < 1)
         return rs_fail(err, RS_EINPUT, "unknown daemon kind '%s' (known: kv, alloc, mds, osd)",
                        daemon);

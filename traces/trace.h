@@ -123,10 +123,67 @@ int rs_trace_summarize_from(rs_trace *tr, rs_trace_summary *r_sum, rs_err *err);
 /* SHA-256 of the file's bytes as 64 hex characters + NUL. */
 int rs_file_sha256(const char *path, char r_hex[65], rs_err *err);
 
-/* Trace formats and their registry entries (conformance-tested). */
-typedef struct rs_trace_format_ops {
-    const char *name; /* "text" | "binary" */
-    const char *doc;
-} rs_trace_format_ops;
+/* ---- trace codecs ------------------------------------------------------
+ *
+ * A codec is one trace format: rssim's own encodings, which the reader
+ * detects from the first bytes and the writer produces, and importers of
+ * other tools' traces, read one line at a time by `rssim trace import
+ * --from NAME` (import_block.h).  Each group of slots is optional: a codec
+ * reads and writes (text, binary), or imports (msr, blocks).  The one list
+ * of codecs is RS_TRACE_CODECS below; sim/registry.c lists the same
+ * entries as the "trace format" registry (`rssim list trace`), and
+ * tests/test_conformance.c and tests/fuzz/ walk it. */
+struct rs_import_reader; /* import_block.h */
+struct rs_import_io;
+
+enum {
+    RS_IMPORT_OPT_BLOCK_SIZE = 1u << 0, /* reads rs_import_opts.block_bytes (--block-size) */
+    RS_IMPORT_OPT_INTERVAL = 1u << 1,   /* reads rs_import_opts.interval_ns (--interval) */
+};
+
+typedef struct rs_trace_codec_ops {
+    const char *name; /* "text", "binary", "msr", ... */
+    const char *doc;  /* one line */
+
+    /* Read (all NULL when the codec cannot read rssim traces).  sniff: does
+     * a stream starting with these n (>= 8 unless the stream is shorter)
+     * bytes use this encoding?  read_header: read the header at tr->pos, set
+     * tr->daemon_id, leave tr->line at the first record's line.  next: the
+     * next record, as rs_trace_next. */
+    int (*sniff)(const uint8_t *p, size_t n);
+    int (*read_header)(rs_trace *tr, rs_err *err);
+    int (*next)(rs_trace *tr, rs_rec *r_rec, rs_err *err);
+
+    /* Write (NULL when the codec cannot write): encode into w->buf + w->len
+     * (room for rec_max_bytes guaranteed), advancing w->len. */
+    size_t rec_max_bytes; /* most bytes encode() writes for one record */
+    void (*write_header)(rs_trace_writer *w);
+    void (*encode)(rs_trace_writer *w, const rs_rec *rec);
+
+    /* Import (NULL when the codec is not an importer): parse the
+     * NUL-terminated line (no line end, blanks trimmed, not empty, not a
+     * '#' comment; may be modified): 1 = an I/O in *r_io, 0 = nothing on
+     * this line, < 0 = error "PATH:LINE: what". */
+    int (*import_line)(struct rs_import_reader *rd, char *line, struct rs_import_io *r_io,
+                       rs_err *err);
+    unsigned import_opts; /* RS_IMPORT_OPT_* it reads besides the object size */
+    const char *example;  /* importers: a small valid input (tests, fuzz seeds) */
+} rs_trace_codec_ops;
+
+extern const rs_trace_codec_ops rs_trace_codec_binary, rs_trace_codec_text, rs_trace_codec_msr,
+    rs_trace_codec_blocks;
+
+/* Every codec, the one list: adding a codec is its file and its entry
+ * here.  The reader tries the sniffers in this order. */
+#define RS_TRACE_CODECS                                                                   \
+    &rs_trace_codec_binary, &rs_trace_codec_text, &rs_trace_codec_msr, &rs_trace_codec_blocks
+
+/* RS_TRACE_CODECS as an array, NULL-terminated. */
+extern const rs_trace_codec_ops *const rs_trace_codecs[];
+/* The codec called name, or NULL. */
+const rs_trace_codec_ops *rs_trace_codec_find(const char *name);
+/* The names of the codecs that can write (want = 'w') or import ('i'),
+ * ", "-separated, into buf; returns buf. */
+const char *rs_trace_codec_names(int want, char *buf, size_t cap);
 
 #endif

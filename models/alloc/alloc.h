@@ -55,6 +55,56 @@ typedef struct rs_alloc_stats {
                                      * (tcmalloc pageheap_free; dirty_bytes is its resident part) */
 } rs_alloc_stats;
 
+/* One bit per rs_alloc_stats field, for saying which fields a model or a
+ * real library reports (rs_alloc_ops.reports, rs_alloc_real.reports). */
+enum {
+    RS_ALLOC_F_REQUESTED = 1u << 0,
+    RS_ALLOC_F_ALLOCATED = 1u << 1,
+    RS_ALLOC_F_ACTIVE = 1u << 2,
+    RS_ALLOC_F_RESIDENT = 1u << 3,
+    RS_ALLOC_F_MAPPED = 1u << 4,
+    RS_ALLOC_F_METADATA = 1u << 5,
+    RS_ALLOC_F_CACHED = 1u << 6,
+    RS_ALLOC_F_DIRTY = 1u << 7,
+    RS_ALLOC_F_RELEASED = 1u << 8,
+    RS_ALLOC_F_LIVE_COUNT = 1u << 9,
+    RS_ALLOC_F_THREAD_CACHED = 1u << 10,
+    RS_ALLOC_F_HEAP = 1u << 11,
+    RS_ALLOC_F_UNMAPPED = 1u << 12,
+    RS_ALLOC_F_CENTRAL_CACHED = 1u << 13,
+    RS_ALLOC_F_TRANSFER_CACHED = 1u << 14,
+    RS_ALLOC_F_PAGEHEAP_FREE = 1u << 15,
+};
+/* The fields every model fills (the ones above "the allocator's own view"). */
+#define RS_ALLOC_F_CORE (RS_ALLOC_F_LIVE_COUNT * 2u - 1u)
+
+/* How rssim-real reads a real library's statistics and releases its free
+ * memory: the library's own API, whose functions rssim-real resolves. */
+typedef enum rs_alloc_real_api {
+    RS_ALLOC_API_MALLINFO2,        /* glibc: mallinfo2(), malloc_trim(0) */
+    RS_ALLOC_API_MALLCTL,          /* jemalloc: mallctl("stats.*"), arena.<all>.purge */
+    RS_ALLOC_API_MALLOC_EXTENSION, /* gperftools: MallocExtension_GetNumericProperty,
+                                    * MallocExtension_ReleaseFreeMemory */
+} rs_alloc_real_api;
+
+/* The real library a model imitates, as rssim-real loads it to replay the
+ * same allocations (real/rssim_real.c) and `rssim validate` compares them
+ * (sim/cli/cmd_validate.c). */
+typedef struct rs_alloc_real {
+    const char *soname;    /* put in front with LD_PRELOAD; NULL: the C library's, linked in */
+    const char *package;   /* the Debian package that ships it (for the error when missing) */
+    const char *lib_tag;   /* substring of the path `malloc` must resolve into */
+    rs_alloc_real_api api; /* how its statistics are read and its memory released */
+    uint32_t reports;      /* RS_ALLOC_F_* its statistics give (resident is RSS, always) */
+    /* rssim-real replays as fast as it can, not in virtual time, so what the
+     * library does on the wall clock cannot be compared.  When it has such
+     * behaviour: the environment setting that switches it off in the real
+     * library ("NAME=value", NULL: none) and the model setting that does the
+     * same ("key=value", applied unless the caller sets key; NULL: none). */
+    const char *replay_env;
+    const char *replay_set;
+} rs_alloc_real;
+
 typedef struct rs_alloc_ops {
     const char *name;         /* registry name: "ideal", "jemalloc", ... */
     const char *doc;          /* one line */
@@ -89,6 +139,21 @@ typedef struct rs_alloc_ops {
      * Ceph src/common/PriorityCache.cc Manager::tune_memory); without it autotune has no
      * feedback. */
     int reports_heap;
+    /* The optional fields of rs_alloc_stats (thread_cached_bytes and below)
+     * this model fills with its own view: RS_ALLOC_F_* bits.  The core
+     * fields (RS_ALLOC_F_CORE) every model fills. */
+    uint32_t reports;
+    /* Check the model's internal invariants (its incremental counters against
+     * a recount of its structures): 0, or RS_E* with what is wrong.  Slow;
+     * for tests.  NULL when the model has nothing to audit. */
+    int (*audit)(const void *state, rs_err *err);
+    /* The simulator's own host memory for the model's state, array capacities
+     * included, in bytes (for benchmarks).  NULL when the model does not
+     * count it. */
+    uint64_t (*footprint_bytes)(const void *state);
+    /* The real library that replays the same allocations (rssim-real,
+     * `rssim validate`), or NULL when there is none (ideal). */
+    const rs_alloc_real *real;
 } rs_alloc_ops;
 
 /* The ordering every model keeps (see the top of this file). */

@@ -1120,6 +1120,15 @@ static void gl_stats(const void *state, rs_alloc_stats *r)
     };
 }
 
+/* glibc's own malloc, the one linked in. */
+static const rs_alloc_real gl_real = {
+    .soname = NULL,
+    .package = "libc6",
+    .lib_tag = "/libc.so",
+    .api = RS_ALLOC_API_MALLINFO2,
+    .reports = RS_ALLOC_F_ALLOCATED | RS_ALLOC_F_MAPPED | RS_ALLOC_F_DIRTY,
+};
+
 const rs_alloc_ops rs_alloc_glibc = {
     .name = "glibc",
     .doc = "glibc 2.36 ptmalloc2 (main arena shared by all threads, per-thread tcache): "
@@ -1134,6 +1143,10 @@ const rs_alloc_ops rs_alloc_glibc = {
     .release = gl_release,
     .stats = gl_stats,
     .prefetch = NULL,
+    .reports = RS_ALLOC_F_THREAD_CACHED | RS_ALLOC_F_HEAP,
+    .audit = rs_gl_audit,
+    .footprint_bytes = rs_gl_footprint_bytes,
+    .real = &gl_real,
 };
 
 /* ---- inspection, audit, footprint ----------------------------------------- */

@@ -470,7 +470,7 @@ typedef struct je_state {
 } je_state;
 
 static const rs_param je_params[] = {
-    {.key = "jemalloc_purge", .type = RS_PT_STRING, .def = "decay",
+    {.key = "jemalloc_purge", .type = RS_PT_STRING, .def = "decay", .choices = "decay|never|immediate",
      .doc = "when freed pages go back to the OS: decay (dirty_decay_ms, the default), "
             "never (until release(), as dirty_decay_ms=-1) or immediate (as dirty_decay_ms=0)"},
     {.key = "jemalloc_dirty_decay_ms", .type = RS_PT_INT, .def = "10000",
@@ -1585,23 +1585,20 @@ static int param_bool(const rs_config *cfg, unsigned i)
 
 static int create(const rs_config *cfg, void **r_state, rs_err *err)
 {
-    const char *purge = cfg ? rs_config_string(cfg, "jemalloc_purge") : NULL;
-    if (!purge || !*purge)
-        purge = je_params[0].def;
+    const char *purge_raw = cfg ? rs_config_string(cfg, je_params[0].key) : "";
+    int purge = rs_param_choice(&je_params[0], *purge_raw ? purge_raw : je_params[0].def);
     int64_t decay_ms, narenas;
     param_int(cfg, 1, &decay_ms);
     param_int(cfg, 3, &narenas);
     int mode;
-    if (strcmp(purge, "immediate") == 0)
-        mode = PURGE_IMMEDIATE;
-    else if (strcmp(purge, "never") == 0)
-        mode = PURGE_NEVER;
-    else if (strcmp(purge, "decay") == 0)
-        mode = decay_ms > 0 ? PURGE_DECAY : decay_ms == 0 ? PURGE_IMMEDIATE : PURGE_NEVER;
-    else
-        return rs_fail(err, RS_EINPUT,
-                       "invalid value '%s' for 'jemalloc_purge' (expected 'decay', 'immediate' or 'never')",
-                       purge);
+    enum { CHOICE_DECAY, CHOICE_NEVER, CHOICE_IMMEDIATE }; /* jemalloc_purge's, in order */
+    switch (purge) {
+    case CHOICE_DECAY: mode = decay_ms > 0 ? PURGE_DECAY : decay_ms == 0 ? PURGE_IMMEDIATE : PURGE_NEVER; break;
+    case CHOICE_NEVER: mode = PURGE_NEVER; break;
+    case CHOICE_IMMEDIATE: mode = PURGE_IMMEDIATE; break;
+    default:
+        return rs_fail(err, RS_EINPUT, "bad value '%s' for key 'jemalloc_purge'", purge_raw);
+    }
     if (decay_ms < -1 || decay_ms > (int64_t)1000 * 1000 * 1000 * 1000)
         return rs_fail(err, RS_EINPUT,
                        "invalid value '%lld' for 'jemalloc_dirty_decay_ms' (expected -1 .. 10^12)",
@@ -1829,6 +1826,20 @@ static void je_release(void *state, uint64_t now_ns)
     assert(stats_ordered(state));
 }
 
+/* Debian's libjemalloc2.  Decay runs on the wall clock, so a replay
+ * switches it off on both sides. */
+static const rs_alloc_real je_real = {
+    .soname = "libjemalloc.so.2",
+    .package = "libjemalloc2",
+    .lib_tag = "libjemalloc",
+    .api = RS_ALLOC_API_MALLCTL,
+    .reports = RS_ALLOC_F_ALLOCATED | RS_ALLOC_F_ACTIVE | RS_ALLOC_F_MAPPED | RS_ALLOC_F_METADATA |
+               RS_ALLOC_F_CACHED | RS_ALLOC_F_THREAD_CACHED | RS_ALLOC_F_UNMAPPED | RS_ALLOC_F_HEAP |
+               RS_ALLOC_F_DIRTY,
+    .replay_env = "MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1",
+    .replay_set = "jemalloc_purge=never",
+};
+
 const rs_alloc_ops rs_alloc_jemalloc = {
     .name = "jemalloc",
     .doc = "jemalloc 5.3: size classes, per-thread tcache with fill/flush/GC, arenas, slabs "
@@ -1843,6 +1854,10 @@ const rs_alloc_ops rs_alloc_jemalloc = {
     .release = je_release,
     .stats = je_stats,
     .prefetch = je_prefetch,
+    .reports = RS_ALLOC_F_THREAD_CACHED | RS_ALLOC_F_HEAP | RS_ALLOC_F_UNMAPPED,
+    .audit = rs_je_audit,
+    .footprint_bytes = rs_je_footprint_bytes,
+    .real = &je_real,
 };
 
 void rs_je_get_counters(const void *state, rs_je_counters *r)

@@ -1477,6 +1477,17 @@ static void tc_release(void *state, uint64_t now_ns)
     assert(stats_ordered(state));
 }
 
+/* Debian's libtcmalloc-minimal4 (gperftools). */
+static const rs_alloc_real tc_real = {
+    .soname = "libtcmalloc_minimal.so.4",
+    .package = "libtcmalloc-minimal4",
+    .lib_tag = "libtcmalloc",
+    .api = RS_ALLOC_API_MALLOC_EXTENSION,
+    .reports = RS_ALLOC_F_ALLOCATED | RS_ALLOC_F_ACTIVE | RS_ALLOC_F_MAPPED | RS_ALLOC_F_CACHED |
+               RS_ALLOC_F_THREAD_CACHED | RS_ALLOC_F_CENTRAL_CACHED | RS_ALLOC_F_TRANSFER_CACHED |
+               RS_ALLOC_F_PAGEHEAP_FREE | RS_ALLOC_F_HEAP | RS_ALLOC_F_UNMAPPED | RS_ALLOC_F_DIRTY,
+};
+
 const rs_alloc_ops rs_alloc_tcmalloc = {
     .name = "tcmalloc",
     .doc = "gperftools 2.10 tcmalloc: 85 size classes, thread caches with slow start and a "
@@ -1492,6 +1503,11 @@ const rs_alloc_ops rs_alloc_tcmalloc = {
     .stats = tc_stats,
     .prefetch = tc_prefetch,
     .reports_heap = 1,
+    .reports = RS_ALLOC_F_THREAD_CACHED | RS_ALLOC_F_HEAP | RS_ALLOC_F_UNMAPPED |
+               RS_ALLOC_F_CENTRAL_CACHED | RS_ALLOC_F_TRANSFER_CACHED | RS_ALLOC_F_PAGEHEAP_FREE,
+    .audit = rs_tc_audit,
+    .footprint_bytes = rs_tc_footprint_bytes,
+    .real = &tc_real,
 };
 
 /* ---- test helpers ------------------------------------------------------ */

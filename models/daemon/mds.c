@@ -96,7 +96,6 @@ typedef struct mds {
     rs_alloc *alloc;
     rs_objects objs;
     const rs_mds_sizes *sizes;
-    int mds_layout;           /* objs' layout is an MDS one (aux = kind | name) */
     rs_lru_mid lru, bottom;
     rs_trim trim;
     rs_trim_target target;
@@ -160,7 +159,7 @@ static const rs_param params[] = {
       .doc = "the MDS_CACHE_OVERSIZED health warning is raised above this times the limit" },
     { .key = "mds_cache_release_free_interval", .type = RS_PT_DURATION, .def = "10s",
       .doc = "tcmalloc ReleaseFreeMemory every this often (Octopus+ upkeep); 0 = never (Luminous)" },
-    { .key = "mds_recall", .type = RS_PT_STRING, .def = "octopus",
+    { .key = "mds_recall", .type = RS_PT_STRING, .def = "octopus", .choices = "luminous|octopus",
       .doc = "cap recall algorithm: 'octopus' (v15 throttled Server::recall_client_state) or "
              "'luminous' (v12: every session to num_caps * (1 - min(0.8, toofull ratio)))" },
     { .key = "mds_recall_max_caps", .type = RS_PT_INT, .def = "5000",
@@ -967,9 +966,11 @@ static void mds_destroy(void *state)
     free(m);
 }
 
+enum { RECALL_LUMINOUS, RECALL_OCTOPUS }; /* mds_recall's choices, in order */
+
 static int read_params(mds *m, const rs_config *cfg, rs_err *err)
 {
-    const char *recall = rs_config_string(cfg, "mds_recall");
+    int recall = rs_config_choice(cfg, "mds_recall");
     uint64_t req = rs_config_size(cfg, "mds_request_bytes");
     uint64_t jrn = rs_config_size(cfg, "mds_journal_event_bytes");
 
@@ -982,11 +983,9 @@ static int read_params(mds *m, const rs_config *cfg, rs_err *err)
     m->service_ns = rs_config_duration_ns(cfg, "mds_request_service_time");
     m->max_ratio_caps = rs_config_double(cfg, "mds_max_ratio_caps_per_client");
     m->recall_half_life = rs_config_double(cfg, "mds_recall_max_decay_rate");
-    if (!strcmp(recall, "octopus"))
-        m->recall_octopus = 1;
-    else if (strcmp(recall, "luminous"))
-        return rs_fail(err, RS_EINPUT,
-                       "bad value '%s' for key 'mds_recall': expected octopus or luminous", recall);
+    if (recall < 0)
+        return rs_config_bad_value(cfg, "mds_recall", "not one of its choices", err);
+    m->recall_octopus = recall == RECALL_OCTOPUS;
     if (req >= UINT32_MAX || jrn >= UINT32_MAX)
         return rs_fail(err, RS_EINPUT, "mds_request_bytes and mds_journal_event_bytes must be < 4G");
     m->request_bytes = (uint32_t)req;
@@ -1026,13 +1025,16 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     m->ino_free = m->cap_free = NIL;
     rs_lru_mid_init(&m->lru, rs_config_double(env->cfg, "mds_cache_mid"));
     rs_lru_mid_init(&m->bottom, 0.0);
-    if ((rc = read_params(m, env->cfg, err)) ||
-        (rc = rs_objects_init(&m->objs, env->parts[SLOT_LAYOUT], env->cfg, env->alloc, err)))
+    const rs_layout_ops *layout = env->parts[SLOT_LAYOUT];
+    if (!(m->sizes = rs_mds_layout_sizes(layout))) {
+        rc = rs_fail(err, RS_EINPUT,
+                     "daemon mds: layout '%s' has no MDS struct sizes (use an MDS layout, "
+                     "e.g. mds-octopus)", layout->name);
         goto fail;
-    m->sizes = rs_mds_layout_sizes(m->objs.layout.ops);
-    m->mds_layout = m->sizes != NULL;
-    if (!m->sizes)
-        m->sizes = rs_mds_sizes_default();
+    }
+    if ((rc = read_params(m, env->cfg, err)) ||
+        (rc = rs_objects_init(&m->objs, layout, env->cfg, env->alloc, err)))
+        goto fail;
     rs_decay_init(&m->recall_global, m->recall_half_life, m->eng->now_ns);
     m->target = (rs_trim_target){
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,

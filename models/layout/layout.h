@@ -34,6 +34,14 @@ typedef struct rs_layout_ops {
     void (*destroy)(void *state);
     /* Fill r_parts for one object; returns the count (>= 1). */
     unsigned (*parts)(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *r_parts);
+
+    /* Optional: data the daemon handed this layout reads from it (what a
+     * daemon needs besides parts(), e.g. an MDS version's struct sizes),
+     * and a tag saying what data points to (e.g. RS_MDS_SIZES_KIND for an
+     * rs_mds_sizes), so a daemon takes data only of the kind it knows.
+     * Both NULL when the layout has none. */
+    const char *data_kind;
+    const void *data;
 } rs_layout_ops;
 
 /* create/destroy for a layout with no state (parts() gets NULL). */

@@ -51,6 +51,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define SSO_CAPACITY 15u
 #define DIRFRAGS_NODE_BYTES 48u
@@ -74,11 +75,6 @@ static const rs_mds_sizes octopus = {
     .items_node = 72, .dirfrags_map = 64, .cap_node = 360, .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
     .inode_map_node = 32,
 };
-
-const rs_mds_sizes *rs_mds_sizes_default(void)
-{
-    return &octopus;
-}
 
 uint32_t rs_mds_object_bytes(const rs_mds_sizes *s, unsigned kind)
 {
@@ -200,6 +196,7 @@ static void destroy(void *state)
     const rs_layout_ops var = {                                                               \
         .name = name_, .doc = doc_, .params = params, .max_parts = 7,                         \
         .create = create, .destroy = destroy, .parts = parts_##table,                         \
+        .data_kind = RS_MDS_SIZES_KIND, .data = &table,                                       \
     }
 
 MDS_LAYOUT(rs_layout_mds_luminous, "mds-luminous", luminous,
@@ -215,11 +212,7 @@ MDS_LAYOUT(rs_layout_mds_octopus, "mds-octopus", octopus,
 
 const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout_ops *ops)
 {
-    if (ops == &rs_layout_mds_luminous)
-        return &luminous;
-    if (ops == &rs_layout_mds_pr19954)
-        return &pr19954;
-    if (ops == &rs_layout_mds_octopus)
-        return &octopus;
-    return NULL;
+    if (!ops->data_kind || strcmp(ops->data_kind, RS_MDS_SIZES_KIND) != 0)
+        return NULL;
+    return ops->data;
 }

@@ -54,10 +54,13 @@ typedef struct rs_mds_sizes {
     uint32_t pop_vectors;       /* 1: load counters in std::vectors (before v13), untracked */
 } rs_mds_sizes;
 
-/* The sizes of the layout named by ops, or NULL when ops is not an MDS
- * layout (the daemon then sizes objects with the mds-octopus table). */
+/* rs_layout_ops.data_kind of a layout whose data is an rs_mds_sizes. */
+#define RS_MDS_SIZES_KIND "mds sizes"
+
+/* The struct sizes a layout carries (its data, when data_kind is
+ * RS_MDS_SIZES_KIND), or NULL when it carries none (kv-map, kv-object): the
+ * MDS daemon refuses such a layout. */
 const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout_ops *ops);
-const rs_mds_sizes *rs_mds_sizes_default(void);
 
 /* Bytes of a cached kind's main struct (what a non-MDS layout is given as
  * object_bytes). */

@@ -9,6 +9,7 @@
  * err.h: it is a bottom-layer helper.
  */
 #include "config.h"
+#include "vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -104,16 +105,10 @@ static int set_origin(rs_config *cfg, const char *key, const char *value,
         e->reads = 0;
         return 0;
     }
-    if (cfg->n == cfg->cap) {
-        size_t cap = cfg->cap ? 2 * cfg->cap : 16;
-        entry *p = realloc(cfg->v, cap * sizeof *p);
-        if (!p) {
-            free(v);
-            free(o);
-            return rs_fail(err, RS_ENOMEM, "out of memory setting '%s'", key);
-        }
-        cfg->v = p;
-        cfg->cap = cap;
+    if (RS_VEC_RESERVE(cfg->v, cfg->cap, cfg->n + 1, 16)) {
+        free(v);
+        free(o);
+        return rs_fail(err, RS_ENOMEM, "out of memory setting '%s'", key);
     }
     e = &cfg->v[cfg->n];
     e->key = dupstr(key);
@@ -425,6 +420,29 @@ int rs_param_check_range(const rs_param *p, const char *value, char *why, size_t
     return -1;
 }
 
+int rs_param_choice(const rs_param *p, const char *value)
+{
+    size_t len = strlen(value);
+    int i = 0;
+    for (const char *c = p->choices; c; i++) {
+        size_t n = strcspn(c, "|");
+        if (n == len && memcmp(c, value, n) == 0)
+            return i;
+        c = c[n] ? c + n + 1 : NULL;
+    }
+    return -1;
+}
+
+int rs_param_check_choice(const rs_param *p, const char *value, char *why, size_t why_size)
+{
+    if (!p->choices || rs_param_choice(p, value) >= 0)
+        return 0;
+    size_t n = (size_t)snprintf(why, why_size, "expected one of ");
+    for (const char *c = p->choices; *c && n < why_size; c++)
+        n += (size_t)snprintf(why + n, why_size - n, *c == '|' ? ", " : "%c", *c);
+    return -1;
+}
+
 int rs_param_check(rs_ptype type, const char *value)
 {
     uint64_t u;
@@ -454,8 +472,9 @@ int rs_config_validate(const rs_config *cfg, rs_err *err)
         if (rs_param_check(p->type, e->value))
             return rs_fail(err, RS_EINPUT, "%s: bad value '%s' for key '%s': expected %s",
                            e->origin, e->value, e->key, rs_ptype_name(p->type));
-        char why[96];
-        if (rs_param_check_range(p, e->value, why, sizeof why))
+        char why[256];
+        if (rs_param_check_range(p, e->value, why, sizeof why) ||
+            rs_param_check_choice(p, e->value, why, sizeof why))
             return rs_fail(err, RS_EINPUT, "%s: bad value '%s' for key '%s': %s", e->origin,
                            e->value, e->key, why);
     }
@@ -579,6 +598,12 @@ const char *rs_config_string(const rs_config *cfg, const char *key)
 {
     const char *s = value_of(cfg, key, RS_PT_STRING);
     return s ? s : "";
+}
+
+int rs_config_choice(const rs_config *cfg, const char *key)
+{
+    const rs_param *p = rs_config_param(cfg, key);
+    return p ? rs_param_choice(p, rs_config_string(cfg, key)) : -1;
 }
 
 static int cmp_entry(const void *a, const void *b)

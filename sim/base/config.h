@@ -39,6 +39,10 @@ typedef struct rs_param {
      * an empty bound is unbounded.  rs_config_validate refuses a value
      * outside it, so a plug-in reads only values in range. */
     const char *range;
+    /* Optional, strings: the values allowed, "|"-separated ("luminous|octopus");
+     * rs_config_validate refuses any other, listing them, so a plug-in maps
+     * the value with rs_config_choice and never validates it itself. */
+    const char *choices;
 } rs_param;
 
 typedef struct rs_config rs_config;
@@ -103,6 +107,9 @@ int64_t rs_config_int(const rs_config *cfg, const char *key);
 double rs_config_double(const rs_config *cfg, const char *key);
 int rs_config_bool(const rs_config *cfg, const char *key);
 const char *rs_config_string(const rs_config *cfg, const char *key);
+/* The index of key's value in its declared choices (0 for the first), or
+ * -1 when it is not one of them (never after rs_config_validate). */
+int rs_config_choice(const rs_config *cfg, const char *key);
 
 /* Fail with RS_EINPUT "bad value 'V' for key 'K': why", V as it was written
  * (or the key's default when unset): for checks beyond the key's type. */
@@ -123,6 +130,12 @@ int rs_param_check(rs_ptype type, const char *value);
  * no range), else -1 with what is expected ("expected 1..65535", "must be
  * > 0", ...) in why. */
 int rs_param_check_range(const rs_param *p, const char *value, char *why, size_t why_size);
+/* The index of value in p->choices, or -1 when it is none of them (or p
+ * has no choices). */
+int rs_param_choice(const rs_param *p, const char *value);
+/* 0 when value is one of p->choices (or p has none), else -1 with
+ * "expected one of a, b, c" in why. */
+int rs_param_check_choice(const rs_param *p, const char *value, char *why, size_t why_size);
 const char *rs_ptype_name(rs_ptype type);
 
 /* The declaration of key in a NULL-terminated table, or NULL. */

@@ -1,5 +1,6 @@
 /* result.c — growable sample and metric arrays; see result.h. */
 #include "result.h"
+#include "vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,14 +20,8 @@ void rs_result_release(rs_result *res)
 
 int rs_result_add_sample(rs_result *res, const rs_sample *s, rs_err *err)
 {
-    if (res->nsamples == res->samples_cap) {
-        size_t cap = res->samples_cap ? 2 * res->samples_cap : 256;
-        rs_sample *p = realloc(res->samples, cap * sizeof *p);
-        if (!p)
-            return rs_fail(err, RS_ENOMEM, "out of memory for %zu samples", cap);
-        res->samples = p;
-        res->samples_cap = cap;
-    }
+    if (RS_VEC_RESERVE(res->samples, res->samples_cap, res->nsamples + 1, 256))
+        return rs_fail(err, RS_ENOMEM, "out of memory for %zu samples", res->nsamples + 1);
     res->samples[res->nsamples++] = *s;
     return 0;
 }
@@ -41,14 +36,8 @@ int rs_result_set_metric(rs_result *res, const char *name, double value, rs_err 
     }
     if (strlen(name) >= sizeof res->metrics[0].name)
         return rs_fail(err, RS_EINTERNAL, "metric name '%s' too long", name);
-    if (res->nmetrics == res->metrics_cap) {
-        size_t cap = res->metrics_cap ? 2 * res->metrics_cap : 32;
-        rs_metric *p = realloc(res->metrics, cap * sizeof *p);
-        if (!p)
-            return rs_fail(err, RS_ENOMEM, "out of memory for %zu metrics", cap);
-        res->metrics = p;
-        res->metrics_cap = cap;
-    }
+    if (RS_VEC_RESERVE(res->metrics, res->metrics_cap, res->nmetrics + 1, 32))
+        return rs_fail(err, RS_ENOMEM, "out of memory for %zu metrics", res->nmetrics + 1);
     snprintf(res->metrics[res->nmetrics].name, sizeof res->metrics[0].name, "%s", name);
     res->metrics[res->nmetrics++].value = value;
     return 0;

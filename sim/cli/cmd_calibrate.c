@@ -25,6 +25,7 @@
 #include "../calibrate.h"
 #include "../base/config.h"
 #include "../base/result.h"
+#include "../base/vec.h"
 #include "../run.h"
 #include "../store.h"
 #include "../schema.h"
@@ -74,7 +75,8 @@ typedef struct calib_ctx {
     double target;
     rs_store *st; /* NULL: the runs are not stored */
     eval_rec *evals;
-    int nevals, cap;
+    int nevals;
+    size_t cap;
 } calib_ctx;
 
 /* ---- values in KEY's type ------------------------------------------- */
@@ -212,14 +214,8 @@ static int evaluate(double x, void *ctx, double *r_y, rs_err *err)
     e.change = 100 * (e.m[1] - e.m[0]) / e.m[0];
     fprintf(stderr, "calibrate: %s=%-14s %s %.6g -> %.6g  change %+.4f %% (target %+.4f %%)\n",
             cc->key, value, cc->metric, e.m[0], e.m[1], e.change, cc->target);
-    if (cc->nevals == cc->cap) {
-        int cap = cc->cap ? 2 * cc->cap : 32;
-        eval_rec *p = realloc(cc->evals, (size_t)cap * sizeof *p);
-        if (!p)
-            return rs_fail(err, RS_ENOMEM, "out of memory for the evaluation log");
-        cc->evals = p;
-        cc->cap = cap;
-    }
+    if (RS_VEC_RESERVE(cc->evals, cc->cap, (size_t)cc->nevals + 1, 32))
+        return rs_fail(err, RS_ENOMEM, "out of memory for the evaluation log");
     cc->evals[cc->nevals++] = e;
     *r_y = e.change - cc->target;
     return 0;

@@ -35,7 +35,10 @@ static void print_params(const widths *w, const rs_param *p)
     int skip = w->param[0] ? 0 : 1; /* no indent cell: the core table */
     for (; p && p->key; p++) {
         const char *cells[3] = { "", p->key, p->def };
-        rs_cli_help_row(stdout, cells + skip, w->param + skip, 3 - skip, p->doc);
+        char doc[1024];
+        snprintf(doc, sizeof doc, "%s%s%s%s", p->doc, p->choices ? " [" : "",
+                 p->choices ? p->choices : "", p->choices ? "]" : "");
+        rs_cli_help_row(stdout, cells + skip, w->param + skip, 3 - skip, doc);
     }
 }
 

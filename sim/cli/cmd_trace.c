@@ -78,8 +78,9 @@ static int convert(int argc, char **argv)
         return rs_cli_report(&err);
     if ((rc = rs_trace_open(&tr, in, &err)))
         return rs_cli_report(&err);
-    if (!format)
-        format = strcmp(rs_trace_format(tr), "text") == 0 ? "binary" : "text";
+    for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c && !format; c++)
+        if ((*c)->encode && strcmp((*c)->name, rs_trace_format(tr)) != 0)
+            format = (*c)->name; /* the other encoding */
     if ((rc = rs_cli_mkdir_parent(out, &err)) ||
         (rc = rs_trace_writer_open(&w, out, format, rs_trace_daemon(tr), &err))) {
         rs_trace_close(tr);
@@ -202,18 +203,19 @@ static int import(int argc, char **argv)
         int missing = 0, k;
 
         if (is_help(argv[i])) {
-            printf("usage: rssim trace import --from msr|blocks IN -o OUT [--object-size SIZE]\n"
+            char importers[128];
+            printf("usage: rssim trace import --from FORMAT IN -o OUT [--object-size SIZE]\n"
                    "                          [--block-size SIZE] [--interval TIME]\n"
                    "                          [--format text|binary]\n\n"
                    "Read block trace IN (plain or gzip) and write an osd trace OUT: each I/O\n"
                    "becomes one READ/WRITE record per RADOS object it touches (key = offset /\n"
                    "object size, aux = offset inside the object, size_bytes = length).\n\n"
-                   "  --from msr      MSR-Cambridge CSV: Timestamp (Windows filetime, 100 ns),\n"
-                   "                  Hostname, DiskNumber, Type (Read|Write), Offset, Size\n"
-                   "                  (bytes), ResponseTime; times relative to the first line\n"
-                   "  --from blocks   'start_block nblocks [R|W]' lines (default R); line i at\n"
-                   "                  i x --interval, or every record at t 0 (closed loop)\n"
-                   "  --object-size   RADOS object size (default 4M)\n"
+                   "  --from FORMAT   one of: %s\n",
+                   rs_trace_codec_names('i', importers, sizeof importers));
+            for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
+                if ((*c)->import_line)
+                    printf("  --from %-8s %s\n", (*c)->name, (*c)->doc);
+            printf("  --object-size   RADOS object size (default 4M)\n"
                    "  --block-size    bytes per block of a blocks list (default 512)\n"
                    "  --interval      time between two I/Os of a blocks list (default 0)\n"
                    "  --format        text or binary; default text when OUT ends in .tsv or\n"
@@ -238,12 +240,17 @@ static int import(int argc, char **argv)
             return rs_cli_usage_error("trace import", "unexpected argument '%s'", argv[i]);
         }
     }
+    char importers[128];
+    rs_trace_codec_names('i', importers, sizeof importers);
     if (!opts.from)
-        return rs_cli_usage_error("trace import", "needs --from %s", rs_import_formats());
+        return rs_cli_usage_error("trace import", "needs --from (%s)", importers);
     if (!in || !out)
         return rs_cli_usage_error("trace import", "needs IN and -o OUT");
-    if (strcmp(opts.from, "blocks") != 0 && (block || interval))
-        return rs_cli_usage_error("trace import", "--block-size and --interval are for --from blocks");
+    const rs_trace_codec_ops *from = rs_trace_codec_find(opts.from);
+    unsigned reads = from ? from->import_opts : 0;
+    if ((block && !(reads & RS_IMPORT_OPT_BLOCK_SIZE)) || (interval && !(reads & RS_IMPORT_OPT_INTERVAL)))
+        return rs_cli_usage_error("trace import", "--from %s reads no %s", opts.from,
+                                  block && !(reads & RS_IMPORT_OPT_BLOCK_SIZE) ? "--block-size" : "--interval");
     if (rs_parse_size(object, &opts.object_bytes) != 0)
         return rs_cli_usage_error("trace import", "bad --object-size '%s'", object);
     if (block && rs_parse_size(block, &opts.block_bytes) != 0)

@@ -39,10 +39,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../models/alloc/alloc.h"
 #include "../../traces/trace.h"
 #include "../base/config.h"
 #include "../base/result.h"
 #include "../query.h"
+#include "../registry.h"
 #include "../store.h"
 #include "cli.h"
 
@@ -61,23 +63,46 @@ static const size_t column_offsets[NCOLUMNS] = {
     COLUMN_AT(cached_bytes), COLUMN_AT(thread_cached_bytes), COLUMN_AT(central_cached_bytes),
     COLUMN_AT(transfer_cached_bytes), COLUMN_AT(pageheap_free_bytes),
 };
+/* Which rs_alloc_stats field each column is (RS_ALLOC_F_*): a column is
+ * compared when both the model and the real library report it (their ops
+ * tables say). */
+static const uint32_t column_fields[NCOLUMNS] = {
+    RS_ALLOC_F_RESIDENT, RS_ALLOC_F_ALLOCATED, RS_ALLOC_F_MAPPED, RS_ALLOC_F_CACHED,
+    RS_ALLOC_F_THREAD_CACHED, RS_ALLOC_F_CENTRAL_CACHED, RS_ALLOC_F_TRANSFER_CACHED,
+    RS_ALLOC_F_PAGEHEAP_FREE,
+};
+
+/* The allocator models that have a real library, "a|b|c", into buf. */
+static const char *real_names(char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < rs_reg_alloc.count && n < cap; i++) {
+        const rs_alloc_ops *a = rs_reg_alloc.entries[i];
+        if (a->real)
+            n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? "|" : "", a->name);
+    }
+    return buf;
+}
 
 static void usage(FILE *f)
 {
+    char names[256];
+    real_names(names, sizeof names);
     fprintf(f,
-            "usage: rssim validate TRACE --alloc glibc|jemalloc|tcmalloc [--preset P]\n"
+            "usage: rssim validate TRACE --alloc %s [--preset P]\n"
             "                      [--set key=value ...] [--threads N] [--db PATH]\n\n"
             "Replay TRACE with the allocator model (predicted) and its allocations with the\n"
             "real allocator (measured, by rssim-real), store both runs, and print their\n"
             "error per column: mean and max per-sample error and steady-state error (%%).\n"
             "A kv trace needs --preset; an alloc trace uses preset alloc-replay.\n\n"
-            "  -a, --alloc A     glibc, jemalloc or tcmalloc\n"
+            "  -a, --alloc A     the allocator: %s\n"
             "  -p, --preset P    preset of the predicted run (models/presets/P.conf)\n"
             "  -s, --set K=V     override one parameter (repeatable)\n"
             "  -t, --threads N   rssim-real worker threads (default: the trace's)\n"
             "      --db PATH     SQLite database (default %s)\n"
             "  -h, --help        this help\n",
-            rs_cli_default_db());
+            names, names, rs_cli_default_db());
 }
 
 /* rssim-real beside this program. */
@@ -261,19 +286,30 @@ int cmd_validate(int argc, char **argv)
     }
     if (optind != argc - 1)
         return rs_cli_usage_error("validate", "expected exactly one TRACE");
-    if (!alloc || (strcmp(alloc, "glibc") && strcmp(alloc, "jemalloc") && strcmp(alloc, "tcmalloc")))
-        return rs_cli_usage_error("validate", "--alloc glibc|jemalloc|tcmalloc is required");
+    const rs_alloc_ops *aops = alloc ? rs_registry_find(&rs_reg_alloc, alloc) : NULL;
+    char names[256];
+    if (!aops || !aops->real)
+        return rs_cli_usage_error("validate", "--alloc %s is required",
+                                  real_names(names, sizeof names));
+    const rs_alloc_real *real = aops->real;
     const char *trace = argv[optind];
     snprintf(allocset, sizeof allocset, "alloc=%s", alloc);
     sets[nsets++] = allocset;
-    int purge_set = 0;
-    for (int i = 0; i < nsets; i++)
-        purge_set |= !strncmp(sets[i], "jemalloc_purge=", 15);
-    static char no_decay[] = "jemalloc_purge=never";
-    if (!strcmp(alloc, "jemalloc") && !purge_set) {
-        /* the real side replays faster than virtual time: no wall-clock decay */
-        sets[nsets++] = no_decay;
-        setenv("MALLOC_CONF", "dirty_decay_ms:-1,muzzy_decay_ms:-1", 1);
+    /* the real side replays faster than virtual time: nothing on the wall clock */
+    size_t keylen = real->replay_set ? strcspn(real->replay_set, "=") + 1 : 0;
+    int replay_set_by_caller = 0;
+    for (int i = 0; i < nsets && keylen; i++)
+        replay_set_by_caller |= !strncmp(sets[i], real->replay_set, keylen);
+    char replay_set[128];
+    if (real->replay_set && !replay_set_by_caller) {
+        snprintf(replay_set, sizeof replay_set, "%s", real->replay_set);
+        sets[nsets++] = replay_set;
+    }
+    if (real->replay_env && !replay_set_by_caller) {
+        char env[256];
+        size_t eq = strcspn(real->replay_env, "=");
+        snprintf(env, sizeof env, "%.*s", (int)eq, real->replay_env);
+        setenv(env, real->replay_env + eq + 1, 1);
     }
 
     rs_err err = { 0 };
@@ -328,13 +364,16 @@ int cmd_validate(int argc, char **argv)
     printf("\n%-21s %10s %10s %10s   %12s %12s   (%% error; steady means in MiB)\n", "column",
            "mean", "max", "steady", "predicted", "measured");
     errors cmp[NCOLUMNS] = { 0 };
+    uint32_t both = (RS_ALLOC_F_CORE | aops->reports) & (RS_ALLOC_F_RESIDENT | real->reports);
     if ((rc = compare(st, pred, meas, cmp, &err)))
         goto out;
     for (size_t i = 0; i < NCOLUMNS && !rc; i++) {
         const errors e = cmp[i];
         char name[96];
+        if (!(both & column_fields[i]))
+            continue; /* one side does not report it */
         if (e.steady_meas == 0 && e.max_pct >= 100 * (e.steady_pred > 0))
-            continue; /* the real allocator does not report it (rssim-real leaves it 0) */
+            continue; /* reported, but the measured side never moved from its start */
         printf("%-21s %9.2f%% %9.2f%% %9.2f%%   %12.1f %12.1f\n", columns[i], e.mean_pct, e.max_pct,
                e.steady_pct, e.steady_pred / 1048576.0, e.steady_meas / 1048576.0);
         const struct { const char *suffix; double v; } m[] = {

@@ -2,7 +2,8 @@
  * fuzz_trace.c — libFuzzer target over the trace reader.
  *
  * The input bytes are a trace file (any encoding, any compression: the
- * reader detects them).  Each input is read to the end twice, through a
+ * reader detects them), so every codec that reads (trace.h, RS_TRACE_CODECS
+ * with sniff) is reached by sniffing; the importers are fuzz_import.c's.  Each input is read to the end twice, through a
  * 64 KiB buffer (larger than any input scripts/fuzz allows, so it acts as the
  * default 1 MiB one without a 1 MiB allocation per run) and through a
  * 97-byte one, so every record and line also straddles refills.  Besides "no crash, no leak, no UB" (ASan/UBSan),

@@ -25,10 +25,14 @@
 
 #include "gen.h"
 
+/* pattern's choices, in order. */
+enum { PAT_FREE_RANDOM, PAT_FREE_OLDEST, PAT_CHURN, PAT_BURST_IDLE };
+
 static const rs_param alloc_params[] = {
     { .key = "seed", .type = RS_PT_INT, .def = "1",
       .doc = "seed of the random stream (same options + seed = same trace)" },
     { .key = "pattern", .type = RS_PT_STRING, .def = "free-random",
+      .choices = "free-random|free-oldest|churn|burst-idle",
       .doc = "free-random | free-oldest | churn | burst-idle" },
     { .key = "count", .type = RS_PT_INT, .def = "100000",
       .doc = "allocations made first (the live set for churn)" },
@@ -77,7 +81,7 @@ static int generate(const rs_config *opts, const char *data_dir, rs_trace_writer
     (void)data_dir; /* no data files */
     (void)r_summary; /* nothing to add to the options */
     (void)cap;
-    const char *pattern = rs_config_string(opts, "pattern");
+    int pattern = rs_config_choice(opts, "pattern");
     int64_t count = rs_config_int(opts, "count"), steps = rs_config_int(opts, "steps");
     int64_t threads = rs_config_int(opts, "threads");
     double frac = rs_config_double(opts, "free-fraction");
@@ -85,10 +89,8 @@ static int generate(const rs_config *opts, const char *data_dir, rs_trace_writer
               .size_min = rs_config_size(opts, "size-min"), .size_max = rs_config_size(opts, "size-max") };
     int rc = 0;
 
-    if (strcmp(pattern, "free-random") && strcmp(pattern, "free-oldest") &&
-        strcmp(pattern, "churn") && strcmp(pattern, "burst-idle"))
-        return rs_fail(err, RS_EINPUT, "bad value '%s' for key 'pattern': expected free-random, "
-                       "free-oldest, churn or burst-idle", pattern);
+    if (pattern < 0)
+        return rs_config_bad_value(opts, "pattern", "not one of its choices", err);
     if (count < 1 || count > 100000000)
         return rs_fail(err, RS_EINPUT, "bad value '%lld' for key 'count': expected 1..100000000",
                        (long long)count);
@@ -117,10 +119,10 @@ static int generate(const rs_config *opts, const char *data_dir, rs_trace_writer
         rc = emit(&g, RS_OP_MALLOC, handle[i], size[i], err);
     }
     uint64_t nfree = (uint64_t)((double)count * frac + 0.5);
-    if (!strcmp(pattern, "free-oldest")) {
+    if (pattern == PAT_FREE_OLDEST) {
         for (uint64_t i = 0; i < nfree && !rc; i++)
             rc = emit(&g, RS_OP_FREE, handle[i], size[i], err);
-    } else if (!strcmp(pattern, "free-random") || !strcmp(pattern, "burst-idle")) {
+    } else if (pattern == PAT_FREE_RANDOM || pattern == PAT_BURST_IDLE) {
         /* a random nfree-subset in random order: a partial Fisher-Yates */
         for (uint64_t i = 0; i < nfree && !rc; i++) {
             uint64_t j = i + gsl_rng_uniform_int(g.rng, (unsigned long)((uint64_t)count - i));
@@ -129,7 +131,7 @@ static int generate(const rs_config *opts, const char *data_dir, rs_trace_writer
             handle[j] = th, size[j] = ts;
             rc = emit(&g, RS_OP_FREE, handle[i], size[i], err);
         }
-        if (!strcmp(pattern, "burst-idle"))
+        if (pattern == PAT_BURST_IDLE)
             g.t_ns += rs_config_duration_ns(opts, "idle");
     } else { /* churn */
         for (int64_t s = 0; s < steps && !rc; s++) {

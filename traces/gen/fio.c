@@ -72,6 +72,7 @@ static const rs_param fio_params[] = {
     { .key = "seed", .type = RS_PT_INT, .def = "1",
       .doc = "seed of the random stream (same options + seed = same trace)" },
     { .key = "rw", .type = RS_PT_STRING, .def = "randread",
+      .choices = "randread|randwrite|randrw|read|write|rw",
       .doc = "randread | randwrite | randrw | read | write | rw (fio's; rw = sequential mixed)" },
     { .key = "bs", .type = RS_PT_SIZE, .def = "4K",
       .doc = "bytes per I/O; offsets are multiples of bs" },
@@ -104,17 +105,17 @@ static const rs_param fio_params[] = {
 
 typedef enum rw_mode { RW_READ, RW_WRITE, RW_MIXED } rw_mode;
 
+/* What each of rw's choices means, in the order of its choices. */
 static const struct {
-    const char *name;
     rw_mode mode;
     int random;
 } rw_modes[] = {
-    { .name = "randread", .mode = RW_READ, .random = 1 },
-    { .name = "randwrite", .mode = RW_WRITE, .random = 1 },
-    { .name = "randrw", .mode = RW_MIXED, .random = 1 },
-    { .name = "read", .mode = RW_READ, .random = 0 },
-    { .name = "write", .mode = RW_WRITE, .random = 0 },
-    { .name = "rw", .mode = RW_MIXED, .random = 0 },
+    { .mode = RW_READ, .random = 1 },  /* randread */
+    { .mode = RW_WRITE, .random = 1 }, /* randwrite */
+    { .mode = RW_MIXED, .random = 1 }, /* randrw */
+    { .mode = RW_READ, .random = 0 },  /* read */
+    { .mode = RW_WRITE, .random = 0 }, /* write */
+    { .mode = RW_MIXED, .random = 0 }, /* rw */
 };
 
 /* Per-job position: the next sequential offset per direction, or the random
@@ -181,22 +182,18 @@ static int op_count(const rs_config *opts, fio_gen *g, rs_err *err)
 
 static int fio_setup(const rs_config *opts, fio_gen *g, rs_err *err)
 {
-    const char *rw = rs_config_string(opts, "rw");
+    int rw = rs_config_choice(opts, "rw");
     int64_t jobs = rs_config_int(opts, "numjobs"), depth = rs_config_int(opts, "iodepth");
     int64_t mix = rs_config_int(opts, "rwmixread");
     double rate = rs_config_double(opts, "rate-iops");
     uint64_t size_bytes = rs_config_size(opts, "size");
-    size_t i;
     int rc;
 
     memset(g, 0, sizeof *g);
-    for (i = 0; i < sizeof rw_modes / sizeof rw_modes[0]; i++)
-        if (strcmp(rw_modes[i].name, rw) == 0)
-            break;
-    if (i == sizeof rw_modes / sizeof rw_modes[0])
-        return rs_config_bad_value(opts, "rw", "must be randread, randwrite, randrw, read, write or rw", err);
-    g->mode = rw_modes[i].mode;
-    g->random = rw_modes[i].random;
+    if (rw < 0 || (size_t)rw >= sizeof rw_modes / sizeof rw_modes[0])
+        return rs_config_bad_value(opts, "rw", "not one of its choices", err);
+    g->mode = rw_modes[rw].mode;
+    g->random = rw_modes[rw].random;
     g->bs_bytes = rs_config_size(opts, "bs");
     g->object_bytes = rs_config_size(opts, "object-size");
     if (g->bs_bytes < 1)

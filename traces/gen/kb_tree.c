@@ -26,6 +26,7 @@
 
 #include "kb_tree.h"
 #include "../../sim/base/hash.h"
+#include "../../sim/base/vec.h"
 #include "../stream.h"
 
 #define MAX_LINE 8192
@@ -150,14 +151,8 @@ static int add_node(loader *L, const char *path, size_t plen, uint64_t size_byte
         L->nodes_cap = cap;
     }
     if (L->arena_len + plen + 1 > L->arena_cap) {
-        size_t cap = L->arena_cap ? L->arena_cap * 2 : 1u << 20;
-        while (cap < L->arena_len + plen + 1)
-            cap *= 2;
-        char *a = realloc(L->arena, cap);
-        if (!a)
+        if (RS_VEC_RESERVE(L->arena, L->arena_cap, L->arena_len + plen + 1, 1u << 20))
             return rs_fail(err, RS_ENOMEM, "out of memory for the kernel-build paths");
-        L->arena = a;
-        L->arena_cap = cap;
     }
     if (L->arena_len > UINT32_MAX - plen - 1)
         return bad_line(L, err, "listing paths too long at", path);
@@ -304,16 +299,10 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-static int push_step(rs_kb_tmpl *t, uint32_t *cap, uint8_t kind, uint32_t arg, rs_err *err)
+static int push_step(rs_kb_tmpl *t, size_t *cap, uint8_t kind, uint32_t arg, rs_err *err)
 {
-    if (t->n_steps == *cap) {
-        uint32_t c = *cap ? *cap * 2 : 1u << 16;
-        rs_kb_step *s = realloc(t->steps, c * sizeof *s);
-        if (!s)
-            return rs_fail(err, RS_ENOMEM, "out of memory for the kernel-build program");
-        t->steps = s;
-        *cap = c;
-    }
+    if (RS_VEC_RESERVE(t->steps, *cap, (size_t)t->n_steps + 1, 1u << 16))
+        return rs_fail(err, RS_ENOMEM, "out of memory for the kernel-build program");
     t->steps[t->n_steps++] = (rs_kb_step){ .arg = arg, .kind = kind };
     return 0;
 }
@@ -373,7 +362,7 @@ static int is_kconfig(const char *p)
     return strchr(p + 5, '/') == NULL || starts(p, "arch/x86/");
 }
 
-static int rm_tree(rs_kb_tmpl *t, uint32_t *cap, uint32_t dir, rs_err *err)
+static int rm_tree(rs_kb_tmpl *t, size_t *cap, uint32_t dir, rs_err *err)
 {
     uint32_t first = dir == RS_KB_TOP(t) ? RS_KB_NONE : t->nodes[dir].first_child;
     int rc;
@@ -398,7 +387,7 @@ static int rm_tree(rs_kb_tmpl *t, uint32_t *cap, uint32_t dir, rs_err *err)
 static int build_program(loader *L, const rs_kb_cc_model *m, rs_err *err)
 {
     rs_kb_tmpl *t = L->t;
-    uint32_t cap = 0, pool_cap = 0;
+    size_t cap = 0, pool_cap = 0;
     uint32_t *cc_of = malloc((t->n_nodes ? t->n_nodes : 1) * sizeof *cc_of);
     int rc = 0;
 
@@ -413,14 +402,9 @@ static int build_program(loader *L, const rs_kb_cc_model *m, rs_err *err)
         if (t->nodes[id].type != 'f' || !has_suffix(p, ".h") ||
             !(starts(p, "include/") || starts(p, "arch/x86/include/")))
             continue;
-        if (t->n_header_pool == pool_cap) {
-            pool_cap = pool_cap ? pool_cap * 2 : 4096;
-            uint32_t *h = realloc(t->header_pool, pool_cap * sizeof *h);
-            if (!h) {
-                rc = rs_fail(err, RS_ENOMEM, "out of memory for the header pool");
-                goto out;
-            }
-            t->header_pool = h;
+        if (RS_VEC_RESERVE(t->header_pool, pool_cap, (size_t)t->n_header_pool + 1, 4096)) {
+            rc = rs_fail(err, RS_ENOMEM, "out of memory for the header pool");
+            goto out;
         }
         t->header_pool[t->n_header_pool++] = id;
     }

@@ -58,7 +58,7 @@ static const rs_param kv_params[] = {
       .doc = "mean ops per second of virtual time (Poisson arrivals)" },
     { .key = "alpha", .type = RS_PT_DOUBLE, .def = "0.99",
       .doc = "Zipf exponent of key popularity; 0 = uniform" },
-    { .key = "size-dist", .type = RS_PT_STRING, .def = "lognormal",
+    { .key = "size-dist", .type = RS_PT_STRING, .def = "lognormal", .choices = "fixed|uniform|lognormal",
       .doc = "value size distribution per key: fixed | uniform | lognormal" },
     { .key = "size", .type = RS_PT_SIZE, .def = "4K",
       .doc = "value size of every key when size-dist = fixed" },
@@ -81,16 +81,8 @@ static const rs_param kv_params[] = {
     { .key = NULL },
 };
 
+/* size-dist's choices, in order. */
 typedef enum size_dist { SIZE_FIXED, SIZE_UNIFORM, SIZE_LOGNORMAL } size_dist;
-
-static const struct {
-    const char *name;
-    size_dist dist;
-} size_dists[] = {
-    { .name = "fixed", .dist = SIZE_FIXED },
-    { .name = "uniform", .dist = SIZE_UNIFORM },
-    { .name = "lognormal", .dist = SIZE_LOGNORMAL },
-};
 
 /* What a rank maps to, computed on first use.  Indexed by rank, so the hot
  * (low) ranks share a few cache lines. */
@@ -167,8 +159,7 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
     double rate = rs_config_double(opts, "rate");
     double w_get = rs_config_double(opts, "get"), w_set = rs_config_double(opts, "set");
     double w_del = rs_config_double(opts, "del");
-    const char *dist = rs_config_string(opts, "size-dist");
-    size_t i;
+    int dist = rs_config_choice(opts, "size-dist");
 
     memset(g, 0, sizeof *g);
     if (keys < 1 || keys > 4294967295ll)
@@ -180,12 +171,9 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
     g->alpha = rs_config_double(opts, "alpha");
     if (!(g->alpha >= 0) || !isfinite(g->alpha))
         return rs_config_bad_value(opts, "alpha", "must be >= 0", err);
-    for (i = 0; i < sizeof size_dists / sizeof size_dists[0]; i++)
-        if (strcmp(size_dists[i].name, dist) == 0)
-            break;
-    if (i == sizeof size_dists / sizeof size_dists[0])
-        return rs_config_bad_value(opts, "size-dist", "must be fixed, uniform or lognormal", err);
-    g->dist = size_dists[i].dist;
+    if (dist < 0)
+        return rs_config_bad_value(opts, "size-dist", "not one of its choices", err);
+    g->dist = (size_dist)dist;
     g->size_bytes = rs_config_size(opts, "size");
     g->size_min_bytes = rs_config_size(opts, "size-min");
     g->size_max_bytes = rs_config_size(opts, "size-max");
