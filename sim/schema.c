@@ -80,6 +80,12 @@ int rs_schema_resolve(const rs_config *cfg, rs_components *r, rs_err *err)
         if ((rc = pick(cfg, rs_registry_of_component(sl->kind), sl->param.key, sl->param.def,
                        &r->parts[i], err)))
             return rc;
+        char why[256];
+        const char *name = *(const char *const *)r->parts[i]; /* every ops table starts so */
+        if (rs_param_check_choice(&sl->param, name, why, sizeof why))
+            return rs_fail(err, RS_EINPUT, "%s: daemon %s cannot use %s '%s' for key '%s': %s",
+                           rs_config_origin(cfg, sl->param.key), r->daemon->name,
+                           rs_registry_of_component(sl->kind)->kind, name, sl->param.key, why);
         r->nparts = i + 1;
     }
     return 0;

@@ -1002,8 +1002,8 @@ static int read_params(mds *m, const rs_config *cfg, rs_err *err)
 enum { SLOT_LAYOUT, SLOT_TRIM };
 static const rs_daemon_slot slots[] = {
     [SLOT_LAYOUT] = { { .key = "layout", .type = RS_PT_STRING, .def = "mds-octopus",
-                        .doc = "CInode/CDentry/CDir/Capability sizes of one Ceph version "
-                               "(mds-luminous, mds-pr19954, mds-octopus)" },
+                        .doc = "CInode/CDentry/CDir/Capability sizes of one Ceph version",
+                        .choices = "mds-luminous|mds-pr19954|mds-octopus" },
                       RS_COMPONENT_LAYOUT },
     [SLOT_TRIM] = { { .key = "trim", .type = RS_PT_STRING, .def = "mds-upkeep",
                       .doc = "when the cache is trimmed: mds-tick (Luminous), mds-upkeep (v14+)" },

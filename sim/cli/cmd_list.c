@@ -53,8 +53,10 @@ static void print_slots(const rs_daemon_ops *d)
     for (const rs_daemon_slot *sl = d->slots; sl->param.key; sl++) {
         const rs_registry *reg = rs_registry_of_component(sl->kind);
         printf("        %s = %s (%s; ", sl->param.key, sl->param.def, reg->kind);
-        for (size_t i = 0; i < reg->count; i++)
-            printf("%s%s", i ? ", " : "", rs_registry_name(reg, i));
+        if (sl->param.choices)
+            printf("%s", sl->param.choices); /* the daemon takes only these */
+        for (size_t i = 0; !sl->param.choices && i < reg->count; i++)
+            printf("%s%s", i ? "|" : "", rs_registry_name(reg, i));
         printf(")\n");
     }
     printf("      keys: the core keys, these, the allocator's, and those of the components chosen\n");

@@ -26,7 +26,10 @@ check "dropped key not stored" test "$(sql "$T/db" "select count(*) from params 
 expect_status 2 "typed foreign alloc key" "$RSSIM" replay "$T/kv.bin" --preset kv-small \
   --set alloc=glibc --set jemalloc_purge=never --db "$T/db"
 stderr_has "alloc key named" "key 'jemalloc_purge' is not used by daemon kv (preset kv-small) with alloc=glibc"
+# a slot's choices are checked at config time: the MDS needs an MDS layout
+expect_status 2 "kv layout on mds" "$RSSIM" replay "$T/mds.bin" --preset mds-octopus --set layout=kv-map --db "$T/db"
+stderr_has "layout refused" "daemon mds cannot use layout 'kv-map' for key 'layout'"
 # rssim list shows each daemon's components
 expect_status 0 "list daemon" "$RSSIM" list daemon
-stdout_has "kv components" "cache = lru (cache policy; lru, lru-mid)"
+stdout_has "kv components" "cache = lru (cache policy; lru|lru-mid)"
 finish
