@@ -301,19 +301,20 @@ static void write_files(int n)
     tw_close(&t);
 }
 
-/* A layout without MDS struct sizes is refused, naming it (no silent
- * fallback to another version's sizes). */
+/* A layout without MDS struct sizes is refused at config time, naming it
+ * (no silent fallback to another version's sizes): the MDS's layout slot
+ * declares its choices. */
 static void test_kv_layout_refused(void)
 {
     static const char *const layouts[] = { "layout=kv-map", "layout=kv-object" };
     write_files(5);
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
         const char *kv[] = { layouts[i], NULL };
-        char want[64];
+        char want[96];
         rs_result res;
         rs_err err = { 0 };
         int rc = run(kv, &res, &err);
-        snprintf(want, sizeof want, "layout '%s' has no MDS struct sizes", layouts[i] + 7);
+        snprintf(want, sizeof want, "daemon mds cannot use layout '%s'", layouts[i] + 7);
         CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, want), "%s: rc %d, '%s'", layouts[i], rc, err.msg);
         rs_result_release(&res);
     }
