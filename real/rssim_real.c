@@ -340,7 +340,7 @@ static int write_all(int fd, const void *p, size_t n, rs_err *err)
 static void where(const rs_trace *tr, const char *path, uint64_t recno, char *buf, size_t cap)
 {
     uint64_t line = tr->line - 1;
-    if (strcmp(rs_trace_format(tr), "binary") == 0)
+    if (rs_trace_numbered_records(tr))
         snprintf(buf, cap, "%s:%" PRIu64 ": record %" PRIu64 ": ", path, line, recno);
     else
         snprintf(buf, cap, "%s:%" PRIu64 ": ", path, line);

@@ -165,6 +165,7 @@ const rs_trace_codec_ops rs_trace_codec_binary = {
     .rec_max_bytes = BIN_REC_BYTES,
     .sniff = bin_sniff,
     .read_header = bin_read_header,
+    .numbered_records = 1,
     .next = bin_next,
     .write_header = bin_write_header,
     .encode = bin_encode,

@@ -331,6 +331,11 @@ const char *rs_trace_format(const rs_trace *tr)
     return tr->fmt->name;
 }
 
+int rs_trace_numbered_records(const rs_trace *tr)
+{
+    return tr->fmt->numbered_records;
+}
+
 const char *rs_trace_compression(const rs_trace *tr)
 {
     return tr->src.ops->name;

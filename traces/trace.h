@@ -85,6 +85,8 @@ int rs_trace_open(rs_trace **r_tr, const char *path, rs_err *err);
 int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err);
 const char *rs_trace_daemon(const rs_trace *tr); /* e.g. "kv" */
 const char *rs_trace_format(const rs_trace *tr); /* "text" | "binary" */
+/* 1 when tr's positions count records (a binary trace), not text lines. */
+int rs_trace_numbered_records(const rs_trace *tr);
 const char *rs_trace_compression(const rs_trace *tr); /* "none"|"gzip"|"zstd" */
 const char *rs_trace_path(const rs_trace *tr);
 /* Line of the record rs_trace_next returned last (binary: record index + 2,
@@ -152,6 +154,9 @@ typedef struct rs_trace_codec_ops {
      * next record, as rs_trace_next. */
     int (*sniff)(const uint8_t *p, size_t n);
     int (*read_header)(rs_trace *tr, rs_err *err);
+    /* 1 when a position (rs_trace_line) counts records, not text lines:
+     * messages then say "record N" too. */
+    int numbered_records;
     int (*next)(rs_trace *tr, rs_rec *r_rec, rs_err *err);
 
     /* Write (NULL when the codec cannot write): encode into w->buf + w->len

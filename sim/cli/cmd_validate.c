@@ -324,10 +324,14 @@ int cmd_validate(int argc, char **argv)
     rs_result_init(&res);
     if ((rc = rs_cli_check_input(trace, &err)) || (rc = rs_trace_open(&tr, trace, &err)))
         goto out;
-    int is_alloc = !strcmp(rs_trace_daemon(tr), "alloc");
+    /* an allocation trace goes straight to the allocators (daemon alloc) */
+    const rs_daemon_ops *alloc_daemon = rs_registry_find(&rs_reg_daemon, "alloc");
+    char kind[16];
+    snprintf(kind, sizeof kind, "%s", rs_trace_daemon(tr));
+    int is_alloc = alloc_daemon && !strcmp(kind, alloc_daemon->trace_daemon);
     rs_trace_close(tr);
     if (!preset && !is_alloc) {
-        rc = rs_fail(&err, RS_EINPUT, "%s: a '%s' trace needs --preset", trace, "daemon");
+        rc = rs_fail(&err, RS_EINPUT, "%s: a '%s' trace needs --preset", trace, kind);
         goto out;
     }
     if ((rc = rs_cli_build_config(preset ? preset : "alloc-replay", sets, nsets, &cfg, &err)) ||
