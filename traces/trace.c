@@ -176,15 +176,6 @@ char *rs_quote(char *dst, size_t cap, const void *s, size_t n)
     return dst;
 }
 
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
 const rs_trace_codec_ops *const rs_trace_codecs[] = { RS_TRACE_CODECS, NULL };
 
 const rs_trace_codec_ops *rs_trace_codec_find(const char *name)
@@ -256,7 +247,7 @@ int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf
     tr->line = 1;
     tr->cap = buf_bytes;
     tr->buf = malloc(buf_bytes);
-    tr->path = dupstr(name);
+    tr->path = strdup(name);
     if (!tr->buf || !tr->path) {
         rs_trace_close(tr);
         return rs_fail(err, RS_ENOMEM, "out of memory opening '%s'", name);
@@ -390,7 +381,7 @@ int rs_trace_writer_open(rs_trace_writer **r_w, const char *path, const char *fo
     w->daemon_id = (unsigned)daemon_id;
     w->cap = RS_TRACE_BUF_BYTES;
     w->buf = malloc(w->cap);
-    w->path = dupstr(path);
+    w->path = strdup(path);
     if (!w->buf || !w->path || !(w->tmp_path = malloc(n + 5))) {
         writer_free(w);
         return rs_fail(err, RS_ENOMEM, "out of memory writing '%s'", path);

@@ -33,15 +33,6 @@ struct rs_config {
     const rs_config_schema *schema; /* used when table is NULL */
 };
 
-static char *dupstr(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
 static int config_new(rs_config **r_cfg, const rs_param *table, const rs_config_schema *schema,
                       rs_err *err)
 {
@@ -89,7 +80,7 @@ static int set_origin(rs_config *cfg, const char *key, const char *value,
                       const char *origin, int from_file, rs_err *err)
 {
     entry *e = find(cfg, key);
-    char *v = dupstr(value), *o = dupstr(origin ? origin : "--set");
+    char *v = strdup(value), *o = strdup(origin ? origin : "--set");
 
     if (!v || !o) {
         free(v);
@@ -111,7 +102,7 @@ static int set_origin(rs_config *cfg, const char *key, const char *value,
         return rs_fail(err, RS_ENOMEM, "out of memory setting '%s'", key);
     }
     e = &cfg->v[cfg->n];
-    e->key = dupstr(key);
+    e->key = strdup(key);
     if (!e->key) {
         free(v);
         free(o);
@@ -549,50 +540,23 @@ static const char *value_of(const rs_config *cfg, const char *key, rs_ptype type
     return NULL;
 }
 
-uint64_t rs_config_size(const rs_config *cfg, const char *key)
-{
-    uint64_t v = 0;
-    const char *s = value_of(cfg, key, RS_PT_SIZE);
-    if (s)
-        rs_parse_size(s, &v);
-    return v;
-}
-
-uint64_t rs_config_duration_ns(const rs_config *cfg, const char *key)
-{
-    uint64_t v = 0;
-    const char *s = value_of(cfg, key, RS_PT_DURATION);
-    if (s)
-        rs_parse_duration(s, &v);
-    return v;
-}
-
-int64_t rs_config_int(const rs_config *cfg, const char *key)
-{
-    int64_t v = 0;
-    const char *s = value_of(cfg, key, RS_PT_INT);
-    if (s)
-        rs_parse_int(s, &v);
-    return v;
-}
-
-double rs_config_double(const rs_config *cfg, const char *key)
-{
-    double v = 0;
-    const char *s = value_of(cfg, key, RS_PT_DOUBLE);
-    if (s)
-        rs_parse_double(s, &v);
-    return v;
-}
-
-int rs_config_bool(const rs_config *cfg, const char *key)
-{
-    int v = 0;
-    const char *s = value_of(cfg, key, RS_PT_BOOL);
-    if (s)
-        rs_parse_bool(s, &v);
-    return v;
-}
+/* The typed getters: the set value if it parses as the key's type, else
+ * the key's default, parsed; 0 when neither is there. */
+#define GETTER(ret, name, ptype, parse)                                        \
+    ret name(const rs_config *cfg, const char *key)                            \
+    {                                                                          \
+        ret v = 0;                                                             \
+        const char *s = value_of(cfg, key, ptype);                             \
+        if (s)                                                                 \
+            parse(s, &v);                                                      \
+        return v;                                                              \
+    }
+GETTER(uint64_t, rs_config_size, RS_PT_SIZE, rs_parse_size)
+GETTER(uint64_t, rs_config_duration_ns, RS_PT_DURATION, rs_parse_duration)
+GETTER(int64_t, rs_config_int, RS_PT_INT, rs_parse_int)
+GETTER(double, rs_config_double, RS_PT_DOUBLE, rs_parse_double)
+GETTER(int, rs_config_bool, RS_PT_BOOL, rs_parse_bool)
+#undef GETTER
 
 const char *rs_config_string(const rs_config *cfg, const char *key)
 {
