@@ -35,4 +35,33 @@ dump local.db > l.txt
 check "job array + merge = one sweep" cmp -s s.txt l.txt
 check "6 runs done" test "$(sql slurm.db "select count(*) from runs where status='done'")" = 6
 check "sweep done" test "$(sql slurm.db "select status from sweeps")" = done
+
+# a re-run resumes: nothing to submit when every shard is done
+expect_status 0 "re-run, all done" "$SRC/scripts/slurm-sweep" --tasks 3 --db again.db --rssim "$RSSIM" -- "${sweep[@]}"
+stderr_has "nothing resubmitted" "every shard is done already"
+dump again.db > a.txt
+check "re-run merges the same rows" cmp -s a.txt l.txt
+# a task that did not finish is the only one submitted again
+work=$(dirname "$(ls out/slurm/*/task.sh | head -1)")
+sed -i '/^sweep .* done/d' "$work/task-1.log"
+expect_status 0 "resume one task" "$SRC/scripts/slurm-sweep" --tasks 3 --db resumed.db --rssim "$RSSIM" \
+  --time 5 --sbatch --job-name=rssim-resume -- "${sweep[@]}"
+stderr_has "only task 1" "1 of 3 tasks to run (1)"
+dump resumed.db > r.txt
+check "resumed = one sweep" cmp -s r.txt l.txt
+# options slurm-sweep sets itself are refused
+expect_status 2 "own option refused" "$SRC/scripts/slurm-sweep" --tasks 3 --sbatch --array=0-9 -- "${sweep[@]}"
+stderr_has "names it" "'--array=0-9' is set by slurm-sweep itself"
+# submit, return, collect later
+sweep2=(t.bin --preset kv-small --vary kv_cache_limit=2M,8M)
+expect_status 0 "submit only" "$SRC/scripts/slurm-sweep" --tasks 2 --submit-only --db sub.db --rssim "$RSSIM" -- "${sweep2[@]}"
+stdout_has "job id and how to collect" "submitted job [0-9]*; when it is done"
+collected=1
+for _ in $(seq 120); do
+  if "$SRC/scripts/slurm-sweep" --tasks 2 --collect --db sub.db --rssim "$RSSIM" -- "${sweep2[@]}" >/dev/null 2>&1; then
+    collected=0; break; fi
+  sleep 1
+done
+check "collected after the job" test "$collected" = 0
+check "2 runs collected" test "$(sql sub.db "select count(*) from runs where status='done'")" = 2
 finish
