@@ -3,3 +3,6 @@
 # program, not a ctest: timings do not belong in pass/fail tests.
 add_executable(bench_alloc ${CMAKE_SOURCE_DIR}/tests/bench_alloc.c)
 target_link_libraries(bench_alloc PRIVATE rssim)
+# bench_store: a store of 10^4 runs x 10^3 samples (scripts/bench-store).
+add_executable(bench_store ${CMAKE_SOURCE_DIR}/tests/bench_store.c)
+target_link_libraries(bench_store PRIVATE rssim)
