@@ -8,6 +8,8 @@
 #ifndef RS_CLI_H
 #define RS_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../base/err.h"
@@ -51,6 +53,14 @@ unsigned long long rs_cli_now_ns(void);
  * With ncols 0 it prints text alone as an unindented, wrapped paragraph. */
 void rs_cli_help_row(FILE *f, const char *const *cells, const int *widths, int ncols,
                      const char *text);
+
+/* ---- cmd_plot.c: a plot for another command (report) ---- */
+/* Draw `rssim plot KIND` of the runs (nruns ids) or the sweep from the
+ * database at db into out (.png, .svg or .txt; the data file beside it),
+ * exactly as the command would, printing nothing.  A kind that does not
+ * take what is given is RS_EINTERNAL (a caller's bug). */
+int rs_cli_plot_draw(const char *db, const char *kind, const int64_t *runs, size_t nruns,
+                     int64_t sweep, const char *out, rs_err *err);
 
 /* ---- runner.c: what replay and sweep share ---- */
 struct rs_config;

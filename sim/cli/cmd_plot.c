@@ -957,6 +957,57 @@ static int gnuplot_run(const char *template_path, const char *vars, const char *
     return 0;
 }
 
+/* The gnuplot terminal for an output name: pngcairo, svg or dumb (.txt), or
+ * NULL for any other suffix. */
+static const char *plot_term(const char *out)
+{
+    const char *dot = strrchr(out, '.');
+    if (!dot || strchr(dot, '/'))
+        return NULL;
+    if (!strcasecmp(dot, ".png"))
+        return "pngcairo";
+    if (!strcasecmp(dot, ".svg"))
+        return "svg";
+    if (!strcasecmp(dot, ".txt"))
+        return "dumb";
+    return NULL;
+}
+
+/* Draw kind from database db into out (terminal term): the data file
+ * beside it, then gnuplot.  What cmd_plot and rs_cli_plot_draw share. */
+static int plot_draw(const plot_kind *kind, const char *db, const plot_args *a, const char *out,
+                     const char *term, rs_err *err)
+{
+    const char *dot = strrchr(out, '.');
+    rs_store *st = NULL;
+    char dat[4096], tmpl[4096], *vars = NULL;
+    int rc;
+
+    snprintf(dat, sizeof dat, "%.*s.dat", (int)(dot - out), out);
+    snprintf(tmpl, sizeof tmpl, "%s/%s", rs_cli_scripts_dir(), kind->template);
+    if (!(vars = calloc(1, VARS_CAP)))
+        return rs_fail(err, RS_ENOMEM, "out of memory");
+    if ((rc = rs_store_open_ro(&st, db, err)) || (rc = rs_cli_mkdir_parent(out, err)) ||
+        (rc = vars_add_string(vars, "datafile", dat, err)) ||
+        (rc = vars_add_string(vars, "out", out, err)) ||
+        (rc = vars_add_string(vars, "term", term, err)) ||
+        (rc = kind->write_args ? kind->write_args(st, a, dat, vars, err)
+                               : kind->write(st, kind->per_sweep ? a->sweep : a->runs[0], dat,
+                                             vars, err)))
+        goto done;
+    rs_store_close(st);
+    st = NULL;
+    if (unlink(out) != 0 && errno != ENOENT) {
+        rc = rs_fail(err, RS_EIO, "cannot replace '%s': %s", out, strerror(errno));
+        goto done;
+    }
+    rc = gnuplot_run(tmpl, vars, out, err);
+done:
+    free(vars);
+    rs_store_close(st);
+    return rc;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -1020,49 +1071,34 @@ int cmd_plot(int argc, char **argv)
         return rs_cli_usage_error("plot", "--key is for plot interval, not %s", kind->name);
     if (!out)
         return rs_cli_usage_error("plot", "-o out/NAME.png, .svg or .txt is required");
-    const char *dot = strrchr(out, '.');
-    const char *term = NULL;
-    if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".png"))
-        term = "pngcairo";
-    else if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".svg"))
-        term = "svg";
-    else if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".txt"))
-        term = "dumb";
-    else
+    const char *term = plot_term(out);
+    if (!term)
         return rs_cli_usage_error("plot", "output '%s' must end in .png, .svg or .txt", out);
 
     rs_err err = { 0 };
-    rs_store *st = NULL;
-    char dat[4096], tmpl[4096], *vars = NULL;
-    int rc;
-
-    snprintf(dat, sizeof dat, "%.*s.dat", (int)(dot - out), out);
-    snprintf(tmpl, sizeof tmpl, "%s/%s", rs_cli_scripts_dir(), kind->template);
-    if (!(vars = calloc(1, VARS_CAP))) {
-        rs_fail(&err, RS_ENOMEM, "out of memory");
+    int rc = plot_draw(kind, db, &(plot_args){ .runs = runs, .nruns = nruns, .sweep = sweep,
+                                                .key = key },
+                       out, term, &err);
+    if (rc)
         return rs_cli_report(&err);
-    }
-    if ((rc = rs_store_open_ro(&st, db, &err)) || (rc = rs_cli_mkdir_parent(out, &err)) ||
-        (rc = vars_add_string(vars, "datafile", dat, &err)) ||
-        (rc = vars_add_string(vars, "out", out, &err)) ||
-        (rc = vars_add_string(vars, "term", term, &err)) ||
-        (rc = kind->write_args
-                  ? kind->write_args(st, &(plot_args){ .runs = runs, .nruns = nruns,
-                                                       .sweep = sweep, .key = key },
-                                     dat, vars, &err)
-                  : kind->write(st, kind->per_sweep ? sweep : run, dat, vars, &err)))
-        goto done;
-    rs_store_close(st);
-    st = NULL;
-    if (unlink(out) != 0 && errno != ENOENT) {
-        rc = rs_fail(&err, RS_EIO, "cannot replace '%s': %s", out, strerror(errno));
-        goto done;
-    }
-    if ((rc = gnuplot_run(tmpl, vars, out, &err)))
-        goto done;
-    printf("wrote %s (data %s)\n", out, dat);
-done:
-    free(vars);
-    rs_store_close(st);
-    return rc ? rs_cli_report(&err) : 0;
+    printf("wrote %s (data %.*s.dat)\n", out, (int)(strrchr(out, '.') - out), out);
+    return 0;
+}
+
+int rs_cli_plot_draw(const char *db, const char *kind_name, const int64_t *runs, size_t nruns,
+                     int64_t sweep, const char *out, rs_err *err)
+{
+    const plot_kind *kind = NULL;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(kind_name, kinds[i].name))
+            kind = &kinds[i];
+    if (!kind)
+        return rs_fail(err, RS_EINTERNAL, "unknown plot '%s'", kind_name);
+    const char *term = plot_term(out);
+    if (!term)
+        return rs_fail(err, RS_EINTERNAL, "plot output '%s' must end in .png, .svg or .txt", out);
+    if (kind->runs_or_sweep ? !nruns == !sweep : kind->per_sweep ? !sweep || nruns : nruns != 1 || sweep)
+        return rs_fail(err, RS_EINTERNAL, "plot %s: wrong runs or sweep", kind->name);
+    return plot_draw(kind, db, &(plot_args){ .runs = runs, .nruns = nruns, .sweep = sweep },
+                     out, term, err);
 }
