@@ -426,7 +426,8 @@ static const rep_run *worst_run(const report *rp)
 /* ---- plots ---- */
 
 /* Copy svg (gnuplot's) into the page from its <svg, every id, #ref and
- * url(#ref) prefixed with p<n>-. */
+ * url(#ref) prefixed with p<n>-, and an id the file repeats suffixed -2,
+ * -3 ... (only gnuplot's own mouse script would look those up). */
 static int inline_svg(report *rp, const char *path, rs_err *err)
 {
     FILE *in = fopen(path, "rb");
@@ -449,6 +450,8 @@ static int inline_svg(report *rp, const char *path, rs_err *err)
         return rs_fail(err, RS_EINTERNAL, "'%s' is not an SVG image", path);
     }
     static const char *const refs[] = { " id='", " id=\"", "href='#", "href=\"#", "url(#" };
+    strs ids = { 0 }; /* the ids so far, to make a repeated one unique */
+    int rc = 0;
     char prefix[16];
     snprintf(prefix, sizeof prefix, "p%d-", ++rp->nplots);
     while (*s) {
@@ -460,14 +463,29 @@ static int inline_svg(report *rp, const char *path, rs_err *err)
             fwrite(s, 1, len, rp->f);
             fputs(prefix, rp->f);
             s += len;
+            if (r < 2) { /* an id: gnuplot repeats some (gnuplot_plot_1 in the key) */
+                size_t n = strcspn(s, "'\"");
+                int again = 0;
+                for (size_t i = 0; i < ids.n; i++)
+                    again += strlen(ids.k[i]) == n && !strncmp(ids.k[i], s, n);
+                char name[256];
+                snprintf(name, sizeof name, "%.*s", (int)n, s);
+                if ((rc = strs_add(&ids, name, NULL, err)))
+                    break;
+                fwrite(s, 1, n, rp->f);
+                if (again)
+                    fprintf(rp->f, "-%d", again + 1);
+                s += n;
+            }
         } else if (!strncmp(s, "<title>Gnuplot</title>", 22)) {
             s += 22; /* the file's name for itself; the figure has a caption */
         } else {
             fputc(*s++, rp->f);
         }
     }
+    strs_release(&ids);
     free(buf);
-    return 0;
+    return rc;
 }
 
 /* Draw kind (timeseries, breakdown: of run; overshoot: of sweep) into
@@ -851,8 +869,10 @@ static int sweep_page(report *rp, int64_t sweep_id, int argc, char **argv, rs_er
     page_begin(rp, title);
     status_counts(rp, buf, sizeof buf);
     fputs("<p class=\"lede\">", f);
-    html_printf(f, "%zu points (%s), varying %s. ", rp->nruns, buf,
-                sw.varied_keys && *sw.varied_keys ? sw.varied_keys : "nothing");
+    html_printf(f, "%zu points (%s), varying ", rp->nruns, buf);
+    for (int k = 0; k < rp->nkeys; k++)
+        html_printf(f, "%s%s", k ? (k == rp->nkeys - 1 ? " and " : ", ") : "", rp->keys[k]);
+    html_printf(f, "%s. ", rp->nkeys ? "" : "nothing");
     worst_sentence(rp, worst, "Worst point");
     fputs("</p>\n", f);
 
