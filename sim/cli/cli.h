@@ -97,5 +97,6 @@ int cmd_list(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif
