@@ -10,7 +10,7 @@
 
 TR="$T/a&b<c>'.bin"
 DB="$T/r.db"
-expect_status 0 "gen" "$RSSIM" gen kv --keys 3000 --events 40000 --rate 20000 --seed 5 -o "$TR"
+expect_status 0 "gen" "$RSSIM" gen kv --keys 3000 --events 20000 --rate 20000 --seed 5 -o "$TR"
 expect_status 0 "sweep" "$RSSIM" sweep "$TR" --preset kv-small --vary kv_cache_limit=256K,1M,4M \
   --vary trim_interval=50ms,200ms --jobs 2 --db "$DB"
 
