@@ -676,8 +676,12 @@ static int all_metrics_table(report *rp, rs_err *err)
     }
     if (rc || g.names.n == 0)
         goto out;
-    char **order[512];
-    size_t n = g.names.n < 512 ? g.names.n : 512;
+    size_t n = g.names.n;
+    char ***order = malloc(n * sizeof *order);
+    if (!order) {
+        rc = rs_fail(err, RS_ENOMEM, "out of memory");
+        goto out;
+    }
     for (size_t i = 0; i < n; i++)
         order[i] = &g.names.k[i];
     qsort(order, n, sizeof *order, by_name);
@@ -699,6 +703,7 @@ static int all_metrics_table(report *rp, rs_err *err)
         fputs("</tr>\n", rp->f);
     }
     fputs("</tbody>\n</table>\n", rp->f);
+    free(order);
 out:
     strs_release(&g.names);
     free(g.v);
@@ -823,20 +828,31 @@ static void run_name(const rep_run *r, char *buf, size_t cap)
              labelled ? r->row.label : "", labelled ? ")" : "");
 }
 
-/* One sentence on the worst run: its peak and steady RSS against the limit. */
+/* One sentence on the worst run (what: "Worst point"; NULL: the page's only
+ * run): its peak and steady RSS against the limit. */
 static void worst_sentence(report *rp, const rep_run *w, const char *what)
 {
     char name[512], peak[64], steady[64], limit[64];
+    int has_peak = !isnan(w->m[K_RSS_PEAK]), has_steady = !isnan(w->m[K_RSS_STEADY]);
     run_name(w, name, sizeof name);
     format_metric(peak, sizeof peak, "rss_peak_bytes", w->m[K_RSS_PEAK]);
     format_metric(steady, sizeof steady, "rss_steady_bytes", w->m[K_RSS_STEADY]);
     format_metric(limit, sizeof limit, "limit_bytes", w->m[K_LIMIT]);
-    html_printf(rp->f, "%s: %s, RSS peaks at %s", what, name, peak);
-    if (!isnan(w->m[K_OV_PEAK]))
-        html_printf(rp->f, " (%.2f × its limit of %s)", w->m[K_OV_PEAK], limit);
-    html_printf(rp->f, " and holds %s in steady state", steady);
-    if (!isnan(w->m[K_OV_STEADY]))
-        html_printf(rp->f, " (%.2f × the limit)", w->m[K_OV_STEADY]);
+    if (what)
+        html_printf(rp->f, "%s: %s", what, name);
+    else /* the page's only run */
+        html_printf(rp->f, "R%s", name + 1);
+    if (has_peak) {
+        html_printf(rp->f, ", RSS peaks at %s", peak);
+        if (!isnan(w->m[K_OV_PEAK]) && !isnan(w->m[K_LIMIT]))
+            html_printf(rp->f, " (%.2f × its limit of %s)", w->m[K_OV_PEAK], limit);
+    }
+    if (has_steady) {
+        html_printf(rp->f, "%s %s in steady state", has_peak ? " and holds" : ", RSS holds",
+                    steady);
+        if (!isnan(w->m[K_OV_STEADY]))
+            html_printf(rp->f, " (%.2f × the limit)", w->m[K_OV_STEADY]);
+    }
     fputs(".", rp->f);
 }
 
@@ -908,6 +924,16 @@ static int sweep_page(report *rp, int64_t sweep_id, int argc, char **argv, rs_er
     fputs("<p>Steady: from <code>steady_from_ns</code> to the end of the run; overshoot = "
           "rss/limit; x = 1 − accounted/rss. Highlighted: the worst point (highest peak "
           "rss/limit).</p>\n", f);
+    for (size_t i = 0; i < rp->nruns; i++) {
+        const rep_run *r = &rp->runs[i];
+        if (is_done(r))
+            continue;
+        fputs("<p class=\"note\">", f);
+        html_printf(f, "Point %" PRId64 " (run %" PRId64 ") is %s%s%s", r->row.point_index,
+                    r->row.id, r->row.status ? r->row.status : "?", r->row.error ? ": " : ".",
+                    r->row.error ? r->row.error : "");
+        fputs("</p>\n", f);
+    }
 
     fputs("<h2>Worst point: ", f);
     run_name(worst, buf, sizeof buf);
@@ -967,7 +993,7 @@ static int runs_page(report *rp, const int64_t *ids, size_t n, int argc, char **
     html_printf(f, "%zu run%s (%s). ", n, n > 1 ? "s" : "", buf);
     const rep_run *worst = worst_run(rp);
     if (worst)
-        worst_sentence(rp, worst, n > 1 ? "Worst" : "It");
+        worst_sentence(rp, worst, n > 1 ? "Worst" : NULL);
     fputs("</p>\n", f);
 
     fputs("<h2>Identity</h2>\n<table class=\"kv\">\n<tbody>\n", f);
@@ -1031,7 +1057,7 @@ static int runs_page(report *rp, const int64_t *ids, size_t n, int argc, char **
     for (size_t i = 0; i < rp->nruns; i++) {
         fputs("<h2>", f);
         run_name(&rp->runs[i], buf, sizeof buf);
-        html_text(f, buf[0] == 'r' ? buf : buf);
+        html_text(f, buf);
         fputs("</h2>\n", f);
         if ((rc = run_figures(rp, &rp->runs[i], err)))
             goto out;
