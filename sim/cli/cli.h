@@ -38,6 +38,11 @@ int rs_cli_mkdir_parent(const char *path, rs_err *err);
 const char *rs_cli_format_for_name(const char *path);
 /* A positive decimal run or sweep id; 0 when s is not one. */
 long long rs_cli_parse_id(const char *s);
+/* The unit to show sizes up to max_bytes in: "GiB" from 10 GiB, "MiB" from
+ * 1 MiB, else "KiB", and its size in bytes (report and compare share it). */
+void rs_cli_size_unit(double max_bytes, const char **r_unit, double *r_scale);
+/* The same for durations in ns: "s" from 1 s, "ms" from 1 ms, else "µs". */
+void rs_cli_ns_unit(double max_ns, const char **r_unit, double *r_scale);
 /* Monotonic wall-clock nanoseconds (the CLI may read clocks; the library may not). */
 unsigned long long rs_cli_now_ns(void);
 

@@ -29,9 +29,6 @@
 #include "../store.h"
 #include "cli.h"
 
-#define KIB 1024.0
-#define MIB 1048576.0
-#define GIB 1073741824.0
 #define MAX_KEYS 16
 
 enum { C_RSS_STEADY, C_RSS_PEAK, C_OV_STEADY, C_OV_PEAK, C_X, C_TRIMS, C_IOPS, C_P50, C_P99,
@@ -427,13 +424,10 @@ static void row_unit(int m, double a, double b, const char **r_unit, double *r_s
     double max = fmax(isnan(a) ? 0 : fabs(a), isnan(b) ? 0 : fabs(b));
     *r_unit = NULL;
     *r_scale = 1;
-    if (cmp_metrics[m].unit == U_BYTES) {
-        *r_unit = max >= 10 * GIB ? "GiB" : max >= MIB ? "MiB" : "KiB";
-        *r_scale = max >= 10 * GIB ? GIB : max >= MIB ? MIB : KIB;
-    } else if (cmp_metrics[m].unit == U_NS) {
-        *r_unit = max >= 1e9 ? "s" : max >= 1e6 ? "ms" : "µs";
-        *r_scale = max >= 1e9 ? 1e9 : max >= 1e6 ? 1e6 : 1e3;
-    }
+    if (cmp_metrics[m].unit == U_BYTES)
+        rs_cli_size_unit(max, r_unit, r_scale);
+    else if (cmp_metrics[m].unit == U_NS)
+        rs_cli_ns_unit(max, r_unit, r_scale);
 }
 
 static void format_value(char *buf, size_t cap, int m, double v, const char *unit, double scale)

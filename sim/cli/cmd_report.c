@@ -38,7 +38,6 @@
 #include "cli.h"
 
 #define KIB 1024.0
-#define MIB 1048576.0
 #define GIB 1073741824.0
 #define MAX_RUNS 64 /* --run, at most */
 #define MAX_KEYS 16
@@ -205,45 +204,15 @@ static const char page_style[] =
 
 /* ---- numbers ---- */
 
-/* The unit of a column of byte counts: GiB from 10 GiB up, MiB from 1 MiB. */
-static void bytes_unit(double max, const char **r_unit, double *r_scale)
-{
-    if (max >= 10 * GIB) {
-        *r_unit = "GiB";
-        *r_scale = GIB;
-    } else if (max >= MIB) {
-        *r_unit = "MiB";
-        *r_scale = MIB;
-    } else {
-        *r_unit = "KiB";
-        *r_scale = KIB;
-    }
-}
-
-/* The unit of a column of nanoseconds. */
-static void ns_unit(double max, const char **r_unit, double *r_scale)
-{
-    if (max >= 1e9) {
-        *r_unit = "s";
-        *r_scale = 1e9;
-    } else if (max >= 1e6) {
-        *r_unit = "ms";
-        *r_scale = 1e6;
-    } else {
-        *r_unit = "µs";
-        *r_scale = 1e3;
-    }
-}
-
 /* A column's unit and scale from its largest value (unit NULL: none). */
 static void column_unit(unit_kind u, double max, const char **r_unit, double *r_scale)
 {
     *r_unit = NULL;
     *r_scale = 1;
     if (u == U_BYTES)
-        bytes_unit(max, r_unit, r_scale);
+        rs_cli_size_unit(max, r_unit, r_scale);
     else if (u == U_NS)
-        ns_unit(max, r_unit, r_scale);
+        rs_cli_ns_unit(max, r_unit, r_scale);
 }
 
 /* v in a column of kind u (scaled; decimals for sizes and times), "-"
@@ -270,10 +239,10 @@ static void format_metric(char *buf, size_t cap, const char *name, double v)
     if (isnan(v)) {
         snprintf(buf, cap, "-");
     } else if (len > 6 && !strcmp(name + len - 6, "_bytes") && fabs(v) >= KIB) {
-        bytes_unit(fabs(v), &unit, &scale);
+        rs_cli_size_unit(fabs(v), &unit, &scale);
         snprintf(buf, cap, scale == GIB ? "%.2f %s" : "%.1f %s", v / scale, unit);
     } else if (len > 3 && !strcmp(name + len - 3, "_ns") && fabs(v) >= 1e3) {
-        ns_unit(fabs(v), &unit, &scale);
+        rs_cli_ns_unit(fabs(v), &unit, &scale);
         snprintf(buf, cap, "%.3g %s", v / scale, unit);
     } else if (v == floor(v) && fabs(v) < 1e15) {
         snprintf(buf, cap, "%.0f", v);
