@@ -591,3 +591,25 @@ int rs_query_samples_join(rs_store *st, int64_t run_a, int64_t run_b, const char
     sqlite3_finalize(s);
     return rc;
 }
+
+/* ---- plans ---- */
+
+int rs_query_has_plans(rs_store *st, int *r_has, rs_err *err)
+{
+    sqlite3_stmt *s;
+    int rc;
+
+    *r_has = 0;
+    if ((rc = prepare(st, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'plans'",
+                      &s, err, "look for plans")))
+        return rc;
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+        *r_has = rc == SQLITE_ROW;
+        rc = 0;
+    } else {
+        rc = q_fail(st, err, "cannot look for plans");
+    }
+    sqlite3_finalize(s);
+    return rc;
+}

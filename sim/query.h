@@ -135,4 +135,9 @@ int rs_query_samples(rs_store *st, const rs_query_scope *scope, const char *cons
 int rs_query_samples_join(rs_store *st, int64_t run_a, int64_t run_b, const char *const *columns,
                           size_t ncolumns, rs_query_pair_fn fn, void *ctx, rs_err *err);
 
+/* Whether the database has plans (`rssim plan`'s plans table): *r_has 1
+ * when the table exists, 0 when it does not (a database written by an
+ * rssim without `plan`, or before its first plan).  Never RS_ENOTFOUND. */
+int rs_query_has_plans(rs_store *st, int *r_has, rs_err *err);
+
 #endif

@@ -444,6 +444,14 @@ static void test_join(rs_store *st)
     CHECK(rs_query_samples_join(st, 5, 777, cols, 2, pair_seen, &s, &err) == 0 && s.n == 0);
 }
 
+/* No plans table in this schema: "no plans", not an error. */
+static void test_plans(rs_store *st)
+{
+    rs_err err = { 0 };
+    int has = -1;
+    CHECK(rs_query_has_plans(st, &has, &err) == 0 && has == 0);
+}
+
 int main(void)
 {
     rs_store *st = NULL;
@@ -463,6 +471,7 @@ int main(void)
         test_params(st);
         test_samples(st);
         test_join(st);
+        test_plans(st);
         rs_store_close(st);
     }
     /* a read-write handle answers too */

@@ -20,8 +20,9 @@
  *   atoi, atol, atoll: no error reporting ("12x" is 12, overflow is
  *     undefined); use strtol/strtoull with an end pointer and errno.
  *   gets: no bound at all.
- *   gmtime, localtime, ctime, asctime (and _r): the shared static buffer or
- *     the wall clock's time zone; library code reads no clock anyway.
+ *   gmtime, localtime, ctime, asctime (and the _r forms but gmtime_r): the
+ *     shared static buffer or the wall clock's time zone; library code reads
+ *     no clock anyway, and the CLI stamps times in UTC with gmtime_r.
  *
  * This header depends on nothing of rssim's.
  */
@@ -61,8 +62,6 @@
 #define gets(...) RS_BANNED(gets)
 #undef gmtime
 #define gmtime(...) RS_BANNED(gmtime)
-#undef gmtime_r
-#define gmtime_r(...) RS_BANNED(gmtime_r)
 #undef localtime
 #define localtime(...) RS_BANNED(localtime)
 #undef localtime_r

@@ -90,6 +90,19 @@ long long rs_cli_parse_id(const char *s)
     return *end == '\0' && v > 0 ? v : 0;
 }
 
+void rs_cli_size_unit(double max_bytes, const char **r_unit, double *r_scale)
+{
+    static const double kib = 1024.0, mib = 1048576.0, gib = 1073741824.0;
+    *r_unit = max_bytes >= 10 * gib ? "GiB" : max_bytes >= mib ? "MiB" : "KiB";
+    *r_scale = max_bytes >= 10 * gib ? gib : max_bytes >= mib ? mib : kib;
+}
+
+void rs_cli_ns_unit(double max_ns, const char **r_unit, double *r_scale)
+{
+    *r_unit = max_ns >= 1e9 ? "s" : max_ns >= 1e6 ? "ms" : "µs";
+    *r_scale = max_ns >= 1e9 ? 1e9 : max_ns >= 1e6 ? 1e6 : 1e3;
+}
+
 unsigned long long rs_cli_now_ns(void)
 {
     struct timespec ts;

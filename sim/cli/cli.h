@@ -8,6 +8,8 @@
 #ifndef RS_CLI_H
 #define RS_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../base/err.h"
@@ -35,6 +37,11 @@ int rs_cli_mkdir_parent(const char *path, rs_err *err);
 const char *rs_cli_format_for_name(const char *path);
 /* A positive decimal run or sweep id; 0 when s is not one. */
 long long rs_cli_parse_id(const char *s);
+/* The unit to show sizes up to max_bytes in: "GiB" from 10 GiB, "MiB" from
+ * 1 MiB, else "KiB", and its size in bytes (report and compare share it). */
+void rs_cli_size_unit(double max_bytes, const char **r_unit, double *r_scale);
+/* The same for durations in ns: "s" from 1 s, "ms" from 1 ms, else "µs". */
+void rs_cli_ns_unit(double max_ns, const char **r_unit, double *r_scale);
 /* Monotonic wall-clock nanoseconds (the CLI may read clocks; the library may not). */
 unsigned long long rs_cli_now_ns(void);
 
@@ -50,6 +57,14 @@ unsigned long long rs_cli_now_ns(void);
  * With ncols 0 it prints text alone as an unindented, wrapped paragraph. */
 void rs_cli_help_row(FILE *f, const char *const *cells, const int *widths, int ncols,
                      const char *text);
+
+/* ---- cmd_plot.c: a plot for another command (report) ---- */
+/* Draw `rssim plot KIND` of the runs (nruns ids) or the sweep from the
+ * database at db into out (.png, .svg or .txt; the data file beside it),
+ * exactly as the command would, printing nothing.  A kind that does not
+ * take what is given is RS_EINTERNAL (a caller's bug). */
+int rs_cli_plot_draw(const char *db, const char *kind, const int64_t *runs, size_t nruns,
+                     int64_t sweep, const char *out, rs_err *err);
 
 /* ---- runner.c: what replay and sweep share ---- */
 struct rs_config;
@@ -84,5 +99,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

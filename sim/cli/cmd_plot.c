@@ -57,9 +57,12 @@ typedef struct plot_kind {
      * --key is allowed. */
     int (*write_args)(rs_store *st, const plot_args *a, const char *dat, char *vars, rs_err *err);
     int runs_or_sweep, takes_key;
+    int runs_many; /* --run may be repeated (and --sweep is refused) */
 } plot_kind;
 
 static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
+static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                                 rs_err *err);
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
 static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
 static int latency_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
@@ -69,8 +72,10 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
 
 static const plot_kind kinds[] = {
     { .name = "timeseries", .per_sweep = 0, .template = "timeseries.gp",
-      .summary = "one run: accounted, resident, rss and limit (MiB) over virtual time",
-      .write = timeseries_write },
+      .summary = "one run: accounted, resident, rss and limit (MiB) over virtual time; "
+                 "several --run: their rss (solid) and accounted (dashed) overlaid, a colour "
+                 "per run",
+      .write_args = timeseries_runs_write, .runs_many = 1 },
     { .name = "overshoot", .per_sweep = 1, .template = "overshoot.gp",
       .summary = "one sweep: steady rss/limit vs limit, with the (1-x)^-1 curve",
       .write = overshoot_write },
@@ -96,7 +101,8 @@ static const plot_kind kinds[] = {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: rssim plot timeseries --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
+            "usage: rssim plot timeseries --run ID [--run ID ...] [--db PATH]\n"
+            "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot breakdown  --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
             "       rssim plot overshoot  --sweep ID [--db PATH] -o out/NAME.png|.svg|.txt\n"
             "       rssim plot validate   --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
@@ -111,7 +117,7 @@ static void usage(FILE *f)
             "\nOnly runs that are done are drawn.  The data goes to NAME.dat beside the\n"
             "output; the drawing is scripts/<kind>.gp (gnuplot; Debian package gnuplot-nox).\n\n"
             "      --run ID      the run (timeseries, breakdown; validate: the measured run;\n"
-            "                    latency: repeat it for several curves)\n"
+            "                    timeseries, latency: repeat it to overlay several runs)\n"
             "      --sweep ID    the sweep (overshoot, interval; latency: its done runs)\n"
             "      --key KEY     interval: the swept trim interval key (a duration)\n"
             "      --db PATH     SQLite database (default %s)\n"
@@ -792,6 +798,61 @@ out:
     return rc;
 }
 
+/* ---- timeseries of several runs, overlaid ---- */
+
+/* One --run: timeseries_write.  Several: a block per run (its header's
+ * first column named by the run's title: its label, or the params that
+ * differ among the runs), nseries for the template's overlay. */
+static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                                 rs_err *err)
+{
+    static const char columns[] = RS_SAMPLE_INT_COLUMNS(COL_NAME) RS_SAMPLE_REAL_COLUMNS(COL_NAME);
+    int64_t *ids = NULL;
+    size_t n = 0;
+    char title[1024];
+    key_set varying = { 0 };
+    int have_varying = 0, rc;
+    dat_out o = { 0 };
+
+    if (a->nruns == 1)
+        return timeseries_write(st, a->runs[0], dat, vars, err);
+    if ((rc = runs_of(st, a, &ids, &n, err)))
+        return rc;
+    if (!(o.f = fopen(dat, "w"))) {
+        rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
+        goto out;
+    }
+    fprintf(o.f, "# rssim plot timeseries: samples of %zu runs from '%s', a block each\n", n,
+            rs_store_path(st));
+    for (size_t i = 0; i < n && !rc; i++) {
+        long long before = o.n;
+        if ((rc = run_title(st, ids[i], ids, n, &varying, &have_varying, title, sizeof title, err)))
+            break;
+        fputs(i ? "\n\n" : "", o.f);
+        dat_title(o.f, title);
+        fprintf(o.f, "%s\n", columns);
+        rc = rs_query_samples(st, &(rs_query_scope){ .run_id = ids[i] }, NULL, 0, timeseries_row,
+                              &o, err);
+        if (!rc && o.n == before)
+            rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
+                         ids[i], rs_store_path(st));
+    }
+    int crc = file_close(o.f, dat, err);
+    if (rc || (rc = crc))
+        goto out;
+    size_t len = (size_t)snprintf(title, sizeof title, "runs");
+    for (size_t i = 0; i < n && len < sizeof title; i++)
+        len += (size_t)snprintf(title + len, sizeof title - len, "%s %" PRId64, i ? "," : "",
+                                ids[i]);
+    if (len < sizeof title)
+        snprintf(title + len, sizeof title - len, ": rss_bytes (solid) and accounted_bytes (dashed)");
+    rc = vars_add_series(vars, title, (long)n, err);
+out:
+    free(ids);
+    key_set_release(&varying);
+    return rc;
+}
+
 /* ---- interval: peak overshoot and IOPS against the trim interval ---- */
 
 enum { I_IOPS, I_EXCESS, I_LIMIT, I_COUNT };
@@ -957,6 +1018,57 @@ static int gnuplot_run(const char *template_path, const char *vars, const char *
     return 0;
 }
 
+/* The gnuplot terminal for an output name: pngcairo, svg or dumb (.txt), or
+ * NULL for any other suffix. */
+static const char *plot_term(const char *out)
+{
+    const char *dot = strrchr(out, '.');
+    if (!dot || strchr(dot, '/'))
+        return NULL;
+    if (!strcasecmp(dot, ".png"))
+        return "pngcairo";
+    if (!strcasecmp(dot, ".svg"))
+        return "svg";
+    if (!strcasecmp(dot, ".txt"))
+        return "dumb";
+    return NULL;
+}
+
+/* Draw kind from database db into out (terminal term): the data file
+ * beside it, then gnuplot.  What cmd_plot and rs_cli_plot_draw share. */
+static int plot_draw(const plot_kind *kind, const char *db, const plot_args *a, const char *out,
+                     const char *term, rs_err *err)
+{
+    const char *dot = strrchr(out, '.');
+    rs_store *st = NULL;
+    char dat[4096], tmpl[4096], *vars = NULL;
+    int rc;
+
+    snprintf(dat, sizeof dat, "%.*s.dat", (int)(dot - out), out);
+    snprintf(tmpl, sizeof tmpl, "%s/%s", rs_cli_scripts_dir(), kind->template);
+    if (!(vars = calloc(1, VARS_CAP)))
+        return rs_fail(err, RS_ENOMEM, "out of memory");
+    if ((rc = rs_store_open_ro(&st, db, err)) || (rc = rs_cli_mkdir_parent(out, err)) ||
+        (rc = vars_add_string(vars, "datafile", dat, err)) ||
+        (rc = vars_add_string(vars, "out", out, err)) ||
+        (rc = vars_add_string(vars, "term", term, err)) ||
+        (rc = kind->write_args ? kind->write_args(st, a, dat, vars, err)
+                               : kind->write(st, kind->per_sweep ? a->sweep : a->runs[0], dat,
+                                             vars, err)))
+        goto done;
+    rs_store_close(st);
+    st = NULL;
+    if (unlink(out) != 0 && errno != ENOENT) {
+        rc = rs_fail(err, RS_EIO, "cannot replace '%s': %s", out, strerror(errno));
+        goto done;
+    }
+    rc = gnuplot_run(tmpl, vars, out, err);
+done:
+    free(vars);
+    rs_store_close(st);
+    return rc;
+}
+
 int cmd_plot(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -1014,55 +1126,42 @@ int cmd_plot(int argc, char **argv)
         return rs_cli_usage_error("plot", "%s takes %s", kind->name,
                                   kind->runs_or_sweep ? "--run ID [--run ID ...] or --sweep ID"
                                   : kind->per_sweep   ? "--sweep ID" : "--run ID");
-    if (nruns > 1 && !kind->runs_or_sweep)
+    if (nruns > 1 && !kind->runs_or_sweep && !kind->runs_many)
         return rs_cli_usage_error("plot", "%s takes one --run ID", kind->name);
     if (key && !kind->takes_key)
         return rs_cli_usage_error("plot", "--key is for plot interval, not %s", kind->name);
     if (!out)
         return rs_cli_usage_error("plot", "-o out/NAME.png, .svg or .txt is required");
-    const char *dot = strrchr(out, '.');
-    const char *term = NULL;
-    if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".png"))
-        term = "pngcairo";
-    else if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".svg"))
-        term = "svg";
-    else if (dot && !strchr(dot, '/') && !strcasecmp(dot, ".txt"))
-        term = "dumb";
-    else
+    const char *term = plot_term(out);
+    if (!term)
         return rs_cli_usage_error("plot", "output '%s' must end in .png, .svg or .txt", out);
 
     rs_err err = { 0 };
-    rs_store *st = NULL;
-    char dat[4096], tmpl[4096], *vars = NULL;
-    int rc;
-
-    snprintf(dat, sizeof dat, "%.*s.dat", (int)(dot - out), out);
-    snprintf(tmpl, sizeof tmpl, "%s/%s", rs_cli_scripts_dir(), kind->template);
-    if (!(vars = calloc(1, VARS_CAP))) {
-        rs_fail(&err, RS_ENOMEM, "out of memory");
+    int rc = plot_draw(kind, db, &(plot_args){ .runs = runs, .nruns = nruns, .sweep = sweep,
+                                                .key = key },
+                       out, term, &err);
+    if (rc)
         return rs_cli_report(&err);
-    }
-    if ((rc = rs_store_open_ro(&st, db, &err)) || (rc = rs_cli_mkdir_parent(out, &err)) ||
-        (rc = vars_add_string(vars, "datafile", dat, &err)) ||
-        (rc = vars_add_string(vars, "out", out, &err)) ||
-        (rc = vars_add_string(vars, "term", term, &err)) ||
-        (rc = kind->write_args
-                  ? kind->write_args(st, &(plot_args){ .runs = runs, .nruns = nruns,
-                                                       .sweep = sweep, .key = key },
-                                     dat, vars, &err)
-                  : kind->write(st, kind->per_sweep ? sweep : run, dat, vars, &err)))
-        goto done;
-    rs_store_close(st);
-    st = NULL;
-    if (unlink(out) != 0 && errno != ENOENT) {
-        rc = rs_fail(&err, RS_EIO, "cannot replace '%s': %s", out, strerror(errno));
-        goto done;
-    }
-    if ((rc = gnuplot_run(tmpl, vars, out, &err)))
-        goto done;
-    printf("wrote %s (data %s)\n", out, dat);
-done:
-    free(vars);
-    rs_store_close(st);
-    return rc ? rs_cli_report(&err) : 0;
+    printf("wrote %s (data %.*s.dat)\n", out, (int)(strrchr(out, '.') - out), out);
+    return 0;
+}
+
+int rs_cli_plot_draw(const char *db, const char *kind_name, const int64_t *runs, size_t nruns,
+                     int64_t sweep, const char *out, rs_err *err)
+{
+    const plot_kind *kind = NULL;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (!strcmp(kind_name, kinds[i].name))
+            kind = &kinds[i];
+    if (!kind)
+        return rs_fail(err, RS_EINTERNAL, "unknown plot '%s'", kind_name);
+    const char *term = plot_term(out);
+    if (!term)
+        return rs_fail(err, RS_EINTERNAL, "plot output '%s' must end in .png, .svg or .txt", out);
+    if (kind->runs_or_sweep ? !nruns == !sweep
+        : kind->per_sweep   ? !sweep || nruns
+                            : !nruns || sweep || (nruns > 1 && !kind->runs_many))
+        return rs_fail(err, RS_EINTERNAL, "plot %s: wrong runs or sweep", kind->name);
+    return plot_draw(kind, db, &(plot_args){ .runs = runs, .nruns = nruns, .sweep = sweep },
+                     out, term, err);
 }

@@ -18,6 +18,8 @@ static const rs_command commands[] = {
     { .name = "validate", .run = cmd_validate, .summary = "check an allocator model against the real allocator" },
     { .name = "runs", .run = cmd_runs, .summary = "list, show or export stored runs" },
     { .name = "plot", .run = cmd_plot, .summary = "draw stored runs with gnuplot (PNG, SVG or text)" },
+    { .name = "report", .run = cmd_report, .summary = "one self-contained HTML page about a sweep or runs (plots inline)" },
+    { .name = "compare", .run = cmd_compare, .summary = "two runs or sweeps side by side, with each metric's change" },
     { .name = "list", .run = cmd_list, .summary = "list plug-ins and their parameters" },
     { .name = "db", .run = cmd_db, .summary = "merge databases (the shards of a Slurm job array)" },
 };

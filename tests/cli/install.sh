@@ -95,7 +95,7 @@ complete_words() { # complete_words WORD...: COMPREPLY for the last word, one li
   PATH=$P/bin:$PATH bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
     _rssim; echo "${COMPREPLY[*]}"' _ "$P/share/bash-completion/completions/rssim" "$@"
 }
-check "complete 'rssim rep'" test "$(complete_words rssim rep)" = replay
+check "complete 'rssim rep'" test "$(complete_words rssim rep)" = "replay report"
 check "complete 'rssim runs e'" test "$(complete_words rssim runs e)" = export
 check "complete a preset" test "$(complete_words rssim replay kv.bin --preset kv-s)" = kv-small
 check "complete --set alloc=" test "$(complete_words rssim replay kv.bin --set alloc = tc)" = tcmalloc
