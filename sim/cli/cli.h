@@ -86,5 +86,6 @@ int cmd_plot(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_db(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 #endif
