@@ -30,7 +30,6 @@ if (term eq 'svg') {
 }
 if (term eq 'dumb') {
     set terminal dumb size 100,32 noenhanced
-    set key inside top left vertical samplen 2 nobox
 }
 set encoding utf8
 set datafile columnheaders
@@ -54,6 +53,10 @@ set tics nomirror
 set xrange [0 : xmax / U * 1.08]
 set yrange [0 : ymax / U * 1.25]
 set key outside right top vertical samplen 3 box lc rgb 'gray70' spacing 1.3
+if (term eq 'dumb') {
+    # no room beside a 100-column plot: the key goes where the curves are not
+    set key inside bottom right vertical samplen 2 nobox
+}
 
 # the safe region: limits up to the chosen one, RSS within the budget
 if (chosen > 0 && outcome ne 'infeasible') {

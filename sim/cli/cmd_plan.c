@@ -471,11 +471,13 @@ static void print_text(const plan_ctx *pc, const report *rp, double ram, double 
 
     fmt_bytes(ram, a, sizeof a);
     fmt_bytes(pc->budget, b, sizeof b);
-    printf("node: %s RAM, %.0f %s daemon%s, headroom %.0f%%: budget %s (%s of %s per daemon)\n", a,
-           pc->daemons, daemon, pc->daemons > 1 ? "s" : "", headroom * 100, b, q_name(pc->q),
-           (fmt_bytes(pc->budget / pc->daemons, c, sizeof c), c));
+    fmt_bytes(pc->budget / pc->daemons, c, sizeof c);
+    printf("node: %s RAM, %.0f %s daemon%s, headroom %.0f%%: budget %s, %s %s RSS per daemon\n",
+           a, pc->daemons, daemon, pc->daemons > 1 ? "s" : "", headroom * 100, b, c, q_name(pc->q));
     if (rp->first < 0) {
         printf("%s\n", rp->verdict);
+        if (rp->caveat[0])
+            printf("%s\n", rp->caveat);
         return;
     }
     fmt_bytes(rp->limit, a, sizeof a);
@@ -512,7 +514,7 @@ static void print_text(const plan_ctx *pc, const report *rp, double ram, double 
         printf("%s%s %s", i ? " + " : "", a, part_names[i]);
     }
     printf("\n");
-    printf("RSS / limit at it: %.2f (%s)\n", hi / rp->limit, q_name(pc->q));
+    printf("%s RSS / limit at it: %.2f\n", q_name(pc->q), hi / rp->limit);
     if (rp->rule_factor > 0) {
         double rl = pc->budget / pc->daemons / rp->rule_factor;
         fmt_bytes(rl, a, sizeof a);
