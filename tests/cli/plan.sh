@@ -70,6 +70,15 @@ expect_status 0 "--seeds 2" plan --seeds 2 --quantile peak
 stdout_has "spread over seeds" "min-max over 2 seeds): p50 [0-9.]*-[0-9.]* MiB"
 check "two traces" test "$(ls "$T"/o/traces/kv-*.bin | wc -l)" = 2
 
+# 6b. osd with a pod limit: target = ratio x cgroup limit, the caveat said
+expect_status 0 "osd --cgroup-limit" "$RSSIM" plan --preset osd-autotune \
+  --workload gen:fio:rw=randrw,bs=16K,size=32M,numjobs=2,number-ios=3000 --ram 8G --daemons 2 \
+  --cgroup-limit 2G --cgroup-ratio 0.8 --db "$DB"
+stdout_has "target from the cgroup limit" "^asked about osd_memory_target=1.60 GiB$"
+stdout_has "cgroup verdict" "target = 0.80 x cgroup limit 2.00 GiB; peak .* stays under it"
+stdout_has "osd rule of thumb" "rule of thumb: RSS ~ osd_memory_target, real RSS 0-15% over it"
+stdout_has "osd caveat" "^caveat: the OSD model does not yet simulate the RocksDB block cache"
+
 # 7. refusals: exit 2, the key named
 expect_status 2 "preset without a limit key" plan --preset alloc-replay
 stderr_has "no limit key" "daemon 'alloc' has no memory limit key"
