@@ -238,8 +238,8 @@ out:
     return rc;
 }
 
-/* The K seeds at one limit, appended to pc->evals; *r_worst: index of the
- * seed with the largest RSS at the quantile. */
+/* The K seeds at one limit, appended to pc->evals; *r_first: the index of
+ * the first of them. */
 static int eval_limit(plan_ctx *pc, double limit, int *r_first, rs_err *err)
 {
     if (pc->nevals + pc->nseeds > pc->cap) {

@@ -1,6 +1,6 @@
 /*
  * cmd_plot.c — `rssim plot timeseries|overshoot|breakdown|validate|latency|
- * interval`: stored runs to PNG or SVG.
+ * interval|capacity`: stored runs (capacity: a stored plan) to PNG or SVG.
  *
  * The C side only reads the store (through sim/query.h), writes plain data
  * files next to the
