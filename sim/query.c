@@ -592,7 +592,110 @@ int rs_query_samples_join(rs_store *st, int64_t run_a, int64_t run_b, const char
     return rc;
 }
 
-/* ---- plans ---- */
+/* ---- plans ---------------------------------------------------------------- */
+
+int rs_query_run_find_done(rs_store *st, const char *trace_sha256, const char *param_hash,
+                           int64_t *r_run_id, rs_err *err)
+{
+    sqlite3_stmt *s;
+    int rc;
+
+    *r_run_id = 0;
+    if ((rc = prepare(st, "SELECT id FROM runs WHERE status = 'done' AND kind = 'predicted'"
+                          " AND trace_sha256 = ?1 AND param_hash = ?2 ORDER BY id DESC LIMIT 1",
+                      &s, err, "find a done run")))
+        return rc;
+    sqlite3_bind_text(s, 1, trace_sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, param_hash, -1, SQLITE_STATIC);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *r_run_id = sqlite3_column_int64(s, 0);
+        rc = 0;
+    } else if (rc == SQLITE_DONE) {
+        rc = 0;
+    } else {
+        rc = q_fail(st, err, "cannot look up a run with param_hash %s", param_hash);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+int rs_query_plan_get(rs_store *st, int64_t plan_id, rs_query_plan *r_plan, rs_err *err)
+{
+    sqlite3_stmt *s;
+    int rc;
+
+    memset(r_plan, 0, sizeof *r_plan);
+    if ((rc = prepare(st, "SELECT id, created_at, status, preset, workload, limit_key, quantile,"
+                          " outcome, verdict, ram_bytes, daemons, seeds, limit_bytes, headroom,"
+                          " tol_rel, rule_factor FROM plans WHERE id = ?1",
+                      &s, err, "read a plan")))
+        return rc;
+    sqlite3_bind_int64(s, 1, plan_id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        rs_query_plan *p = r_plan;
+        p->id = sqlite3_column_int64(s, 0);
+        p->created_at = text_or_null(s, 1);
+        p->status = text_or_null(s, 2);
+        p->preset = text_or_null(s, 3);
+        p->workload = text_or_null(s, 4);
+        p->limit_key = text_or_null(s, 5);
+        p->quantile = text_or_null(s, 6);
+        p->outcome = text_or_null(s, 7);
+        p->verdict = text_or_null(s, 8);
+        p->ram_bytes = sqlite3_column_int64(s, 9);
+        p->daemons = sqlite3_column_int64(s, 10);
+        p->seeds = sqlite3_column_int64(s, 11);
+        p->limit_bytes = sqlite3_column_int64(s, 12);
+        p->headroom = real_or_nan(s, 13);
+        p->tol_rel = real_or_nan(s, 14);
+        p->rule_factor = real_or_nan(s, 15);
+        const char **texts[] = { &p->created_at, &p->status, &p->preset, &p->workload,
+                                 &p->limit_key, &p->quantile, &p->outcome, &p->verdict };
+        rc = texts_own(texts, sizeof texts / sizeof texts[0], &p->storage, err);
+        if (rc)
+            memset(p, 0, sizeof *p);
+    } else if (rc == SQLITE_DONE) {
+        rc = rs_fail(err, RS_ENOTFOUND, "no plan %" PRId64 " in '%s'", plan_id, rs_store_path(st));
+    } else {
+        rc = q_fail(st, err, "cannot read plan %" PRId64, plan_id);
+    }
+    sqlite3_finalize(s);
+    return rc;
+}
+
+void rs_query_plan_release(rs_query_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->storage);
+    memset(plan, 0, sizeof *plan);
+}
+
+int rs_query_plan_evals(rs_store *st, int64_t plan_id, rs_query_plan_eval_fn fn, void *ctx,
+                        rs_err *err)
+{
+    sqlite3_stmt *s;
+    int rc;
+
+    if ((rc = prepare(st, "SELECT run_id, seed, limit_bytes, reused FROM plan_evals"
+                          " WHERE plan_id = ?1 ORDER BY limit_bytes, seed, run_id",
+                      &s, err, "read a plan's evaluations")))
+        return rc;
+    sqlite3_bind_int64(s, 1, plan_id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if ((rc = fn(ctx, sqlite3_column_int64(s, 0), (uint64_t)sqlite3_column_int64(s, 1),
+                     sqlite3_column_int64(s, 2), sqlite3_column_int(s, 3), err)))
+            break;
+    }
+    if (rc == SQLITE_DONE)
+        rc = 0;
+    else if (rc > 0)
+        rc = q_fail(st, err, "cannot read the evaluations of plan %" PRId64, plan_id);
+    sqlite3_finalize(s);
+    return rc;
+}
 
 int rs_query_has_plans(rs_store *st, int *r_has, rs_err *err)
 {
@@ -602,6 +705,19 @@ int rs_query_has_plans(rs_store *st, int *r_has, rs_err *err)
     *r_has = 0;
     if ((rc = prepare(st, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'plans'",
                       &s, err, "look for plans")))
+        return rc;
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+        *r_has = rc == SQLITE_ROW;
+        rc = 0;
+    } else {
+        rc = q_fail(st, err, "cannot look for plans");
+    }
+    sqlite3_finalize(s);
+    if (rc || !*r_has)
+        return rc;
+    /* the table is in every database of schema 4; does it hold a plan? */
+    if ((rc = prepare(st, "SELECT 1 FROM plans LIMIT 1", &s, err, "look for plans")))
         return rc;
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW || rc == SQLITE_DONE) {

@@ -135,9 +135,39 @@ int rs_query_samples(rs_store *st, const rs_query_scope *scope, const char *cons
 int rs_query_samples_join(rs_store *st, int64_t run_a, int64_t run_b, const char *const *columns,
                           size_t ncolumns, rs_query_pair_fn fn, void *ctx, rs_err *err);
 
-/* Whether the database has plans (`rssim plan`'s plans table): *r_has 1
- * when the table exists, 0 when it does not (a database written by an
- * rssim without `plan`, or before its first plan).  Never RS_ENOTFOUND. */
+/* Whether the database holds a plan (`rssim plan`): *r_has 1 when its
+ * plans table has a row, 0 when it has none or no such table (a database of
+ * an older schema).  Never RS_ENOTFOUND. */
 int rs_query_has_plans(rs_store *st, int *r_has, rs_err *err);
+
+/* ---- plans (`rssim plan`) ---- */
+
+/* The id of a 'done' run of the same inputs: trace_sha256 and param_hash
+ * (the hash of its full resolved config, seed included) — the newest one;
+ * *r_run_id 0 when there is none. */
+int rs_query_run_find_done(rs_store *st, const char *trace_sha256, const char *param_hash,
+                           int64_t *r_run_id, rs_err *err);
+
+/* One row of the plans table (store.h).  Text is NULL where the column is;
+ * numbers are NaN (reals) or 0 (integers) where NULL. */
+typedef struct rs_query_plan {
+    int64_t id;
+    const char *created_at, *status, *preset, *workload, *limit_key, *quantile, *outcome,
+        *verdict;
+    int64_t ram_bytes, daemons, seeds, limit_bytes;
+    double headroom, tol_rel, rule_factor;
+    char *storage; /* owns the text */
+} rs_query_plan;
+
+/* Plan plan_id's row; RS_ENOTFOUND "no plan N in 'path'". */
+int rs_query_plan_get(rs_store *st, int64_t plan_id, rs_query_plan *r_plan, rs_err *err);
+void rs_query_plan_release(rs_query_plan *plan);
+/* An evaluation of a plan: its run, seed and limit; reused 1 when the run
+ * existed before the plan asked for it. */
+typedef int (*rs_query_plan_eval_fn)(void *ctx, int64_t run_id, uint64_t seed,
+                                     int64_t limit_bytes, int reused, rs_err *err);
+/* The plan's evaluations by limit, then seed. */
+int rs_query_plan_evals(rs_store *st, int64_t plan_id, rs_query_plan_eval_fn fn, void *ctx,
+                        rs_err *err);
 
 #endif

@@ -29,7 +29,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define SCHEMA_VERSION "3" /* 2: allocator-native sample columns; 3: tcmalloc caches */
+#define SCHEMA_VERSION "4" /* 2: allocator-native sample columns; 3: tcmalloc caches;
+                             * 4: plans, plan_evals (migrated from 3 by adding them) */
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 #define BUSY_TIMEOUT_MS 60000
 
@@ -83,6 +84,20 @@ static const char schema_sql[] =
     " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " name TEXT NOT NULL, value REAL,"
     " PRIMARY KEY (run_id, name)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS plans("
+    " id INTEGER PRIMARY KEY,"
+    " created_at TEXT NOT NULL,"
+    " status TEXT NOT NULL CHECK (status IN ('running','done','failed')),"
+    " preset TEXT, workload TEXT, limit_key TEXT,"
+    " ram_bytes INTEGER, daemons INTEGER, headroom REAL, quantile TEXT, seeds INTEGER,"
+    " tol_rel REAL, rule_factor REAL,"
+    " outcome TEXT, limit_bytes INTEGER, verdict TEXT);"
+    "CREATE TABLE IF NOT EXISTS plan_evals("
+    " plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,"
+    " run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " seed INTEGER NOT NULL, limit_bytes INTEGER NOT NULL, reused INTEGER NOT NULL,"
+    " PRIMARY KEY (plan_id, run_id)) WITHOUT ROWID;"
+    "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema_version' AND value = '3';"
     "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" SCHEMA_VERSION "');";
 
 /* The prepared statements of a read-write handle. */
@@ -105,6 +120,9 @@ enum {
     ST_POINT_FIND,
     ST_SWEEP_STATUS,
     ST_METRIC_SET,
+    ST_PLAN_INSERT,
+    ST_PLAN_EVAL_INSERT,
+    ST_PLAN_FINISH,
     ST_COUNT
 };
 
@@ -138,6 +156,14 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_POINT_FIND] = "SELECT id FROM runs WHERE sweep_id = ?1 AND point_index = ?2",
     [ST_SWEEP_STATUS] = "UPDATE sweeps SET status = ?2 WHERE id = ?1",
     [ST_METRIC_SET] = "INSERT OR REPLACE INTO metrics(run_id, name, value) VALUES(?1, ?2, ?3)",
+    [ST_PLAN_INSERT] =
+        "INSERT INTO plans(created_at, status, preset, workload, limit_key, ram_bytes, daemons,"
+        " headroom, quantile, seeds, tol_rel, rule_factor)"
+        " VALUES(" NOW ", 'running', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    [ST_PLAN_EVAL_INSERT] = "INSERT OR IGNORE INTO plan_evals(plan_id, run_id, seed, limit_bytes,"
+                            " reused) VALUES(?1, ?2, ?3, ?4, ?5)",
+    [ST_PLAN_FINISH] = "UPDATE plans SET status = ?2, outcome = ?3, limit_bytes = ?4, verdict = ?5"
+                       " WHERE id = ?1",
 };
 
 struct rs_store {
@@ -287,8 +313,10 @@ static int check_version(rs_store *st, rs_err *err)
     }
     const char *v = (const char *)sqlite3_column_text(s, 0);
     if (!v || strcmp(v, SCHEMA_VERSION) != 0) {
-        rs_fail(err, RS_EDB, "database '%s' has schema version %s; this rssim reads version %s",
-                st->path, v ? v : "(null)", SCHEMA_VERSION);
+        rs_fail(err, RS_EDB, "database '%s' has schema version %s; this rssim reads version %s%s",
+                st->path, v ? v : "(null)", SCHEMA_VERSION,
+                v && !strcmp(v, "3") ? " (any writing command, e.g. 'rssim runs init --db', "
+                                       "migrates it)" : "");
         sqlite3_finalize(s);
         return RS_EDB;
     }
@@ -780,6 +808,72 @@ int rs_store_sweep_check(rs_store *st, int64_t sweep_id, rs_err *err)
         rc = db_fail(st, err, "cannot look up sweep %" PRId64, sweep_id);
     sqlite3_finalize(s);
     return rc;
+}
+
+/* ---- plans ---------------------------------------------------------------- */
+
+int rs_store_plan_begin(rs_store *st, const rs_plan_meta *m, int64_t *r_plan_id, rs_err *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_PLAN_INSERT];
+    int rc;
+
+    if ((rc = check_writable(st, err)))
+        return rc;
+    sqlite3_bind_text(s, 1, m->preset, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 2, m->workload, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, m->limit_key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, m->ram_bytes);
+    sqlite3_bind_int64(s, 5, m->daemons);
+    sqlite3_bind_double(s, 6, m->headroom);
+    sqlite3_bind_text(s, 7, m->quantile, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 8, m->seeds);
+    sqlite3_bind_double(s, 9, m->tol_rel);
+    if (m->rule_factor > 0)
+        sqlite3_bind_double(s, 10, m->rule_factor);
+    else
+        sqlite3_bind_null(s, 10);
+    if (step_reset(s) != SQLITE_DONE)
+        return db_fail(st, err, "cannot insert a plan");
+    *r_plan_id = sqlite3_last_insert_rowid(st->db);
+    return 0;
+}
+
+int rs_store_plan_eval(rs_store *st, int64_t plan_id, int64_t run_id, uint64_t seed,
+                       int64_t limit_bytes, int reused, rs_err *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_PLAN_EVAL_INSERT];
+    int rc;
+
+    if ((rc = check_writable(st, err)))
+        return rc;
+    sqlite3_bind_int64(s, 1, plan_id);
+    sqlite3_bind_int64(s, 2, run_id);
+    sqlite3_bind_int64(s, 3, (int64_t)seed);
+    sqlite3_bind_int64(s, 4, limit_bytes);
+    sqlite3_bind_int(s, 5, reused != 0);
+    if (step_reset(s) != SQLITE_DONE)
+        return db_fail(st, err, "cannot link run %" PRId64 " to plan %" PRId64, run_id, plan_id);
+    return 0;
+}
+
+int rs_store_plan_finish(rs_store *st, int64_t plan_id, const char *status, const char *outcome,
+                         int64_t limit_bytes, const char *verdict, rs_err *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_PLAN_FINISH];
+    int rc;
+
+    if ((rc = check_writable(st, err)))
+        return rc;
+    sqlite3_bind_int64(s, 1, plan_id);
+    sqlite3_bind_text(s, 2, status, -1, SQLITE_STATIC);
+    sqlite3_bind_text(s, 3, outcome, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, limit_bytes);
+    sqlite3_bind_text(s, 5, verdict, -1, SQLITE_STATIC);
+    if (step_reset(s) != SQLITE_DONE)
+        return db_fail(st, err, "cannot finish plan %" PRId64, plan_id);
+    if (sqlite3_changes(st->db) == 0)
+        return rs_fail(err, RS_ENOTFOUND, "no plan %" PRId64 " in '%s'", plan_id, st->path);
+    return 0;
 }
 
 /* ---- merge ---------------------------------------------------------------

@@ -13,6 +13,10 @@
  *   params(run_id, key, value)            the run's full resolved config
  *   samples(run_id, <result.h columns>)   one row per sample time
  *   metrics(run_id, name, value)
+ *   plans(id, created_at, status, preset, workload, limit_key, ram_bytes,
+ *         daemons, headroom, quantile, seeds, tol_rel, rule_factor, outcome,
+ *         limit_bytes, verdict)          one `rssim plan` (version 4)
+ *   plan_evals(plan_id, run_id, seed, limit_bytes, reused)  its evaluations
  * A run's samples, metrics and its status 'done' are written in ONE
  * transaction (rs_store_run_finish), so a killed process leaves a run
  * 'running' (or 'failed'), never a half-filled 'done'.  Prepared statements
@@ -107,5 +111,25 @@ int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_er
  * when there is no such run (foreign key) or SQLite fails. */
 int rs_store_metric_set(rs_store *st, int64_t run_id, const char *name, double value,
                         rs_err *err);
+
+/* Plans (`rssim plan`): the question asked, then each evaluation's run. */
+typedef struct rs_plan_meta {
+    const char *preset, *workload, *limit_key;
+    const char *quantile;  /* "p50", "0.99", "peak" */
+    int64_t ram_bytes, daemons, seeds;
+    double headroom;       /* 0.1 = 10 % */
+    double tol_rel;
+    double rule_factor;    /* the rule of thumb's RSS / limit; <= 0: none */
+} rs_plan_meta;
+
+/* Insert a plan with status 'running'. */
+int rs_store_plan_begin(rs_store *st, const rs_plan_meta *meta, int64_t *r_plan_id, rs_err *err);
+/* Link a done run (run or reused) to the plan: it was evaluated at limit_bytes. */
+int rs_store_plan_eval(rs_store *st, int64_t plan_id, int64_t run_id, uint64_t seed,
+                       int64_t limit_bytes, int reused, rs_err *err);
+/* status 'done' or 'failed'; outcome "found", "infeasible", "workload-bound",
+ * "at-max", "fits", "does-not-fit" (may be NULL); limit_bytes the answer. */
+int rs_store_plan_finish(rs_store *st, int64_t plan_id, const char *status, const char *outcome,
+                         int64_t limit_bytes, const char *verdict, rs_err *err);
 
 #endif

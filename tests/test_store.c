@@ -179,7 +179,7 @@ static void test_schema(void)
     rs_store_close(st);
 
     CHECK(!strcmp(query_text(db, "SELECT value FROM meta WHERE key='schema_version'", buf,
-                             sizeof buf), "3"));
+                             sizeof buf), "4"));
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
                                " IN ('meta','sweeps','runs','params','samples','metrics')"), 6);
     /* one column per X-macro entry, plus run_id */
@@ -203,6 +203,32 @@ static void test_schema(void)
     st = NULL;
     CHECK(rs_store_open(&st, db, &err) == RS_EDB && st == NULL);
     CHECK_MSG(strstr(err.msg, "schema version 99") != NULL, "%s", err.msg);
+}
+
+/* A version-3 database (no plans tables) is migrated to 4 by a writing
+ * open, its runs kept; a read-only open of it names the way to migrate. */
+static void test_migrate_3_to_4(void)
+{
+    char db[4200];
+    rs_store *st = NULL;
+    rs_err err = { 0 };
+    sqlite3 *raw = NULL;
+
+    path_in_dir(db, sizeof db, "v3.db");
+    CHECK_MSG(rs_store_open(&st, db, &err) == 0, "%s", err.msg);
+    rs_store_close(st);
+    sqlite3_open(db, &raw);
+    sqlite3_exec(raw, "DROP TABLE plan_evals; DROP TABLE plans;"
+                      "UPDATE meta SET value='3' WHERE key='schema_version'", NULL, NULL, NULL);
+    sqlite3_close(raw);
+    st = NULL;
+    CHECK(rs_store_open_ro(&st, db, &err) == RS_EDB && st == NULL);
+    CHECK_MSG(strstr(err.msg, "version 3") && strstr(err.msg, "migrates it"), "%s", err.msg);
+    CHECK_MSG(rs_store_open(&st, db, &err) == 0, "%s", err.msg);
+    rs_store_close(st);
+    CHECK_EQ_U64(query_int(db, "SELECT value FROM meta WHERE key='schema_version'"), 4);
+    CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
+                               " IN ('plans','plan_evals')"), 2);
 }
 
 static void test_open_ro(void)
@@ -672,6 +698,7 @@ int main(void)
         return 1;
     }
     test_schema();
+    test_migrate_3_to_4();
     test_open_ro();
     test_begin_finish();
     test_throughput();

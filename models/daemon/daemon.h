@@ -65,6 +65,10 @@ typedef struct rs_daemon_ops {
     const rs_param *params;
     const rs_daemon_slot *slots; /* the components it is built from; may be NULL */
     const char *trace_daemon;  /* the trace header's daemon kind it replays */
+    /* Optional: the size key the daemon enforces its memory limit with
+     * (mds_cache_memory_limit, osd_memory_target...): what `rssim plan`
+     * searches.  NULL: the daemon has no such limit. */
+    const char *limit_key;
 
     int (*create)(const rs_daemon_env *env, void **r_state, rs_err *err);
     void (*destroy)(void *state);

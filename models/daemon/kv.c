@@ -320,6 +320,7 @@ const rs_daemon_ops rs_daemon_kv = {
     .params = params,
     .slots = slots,
     .trace_daemon = "kv",
+    .limit_key = "kv_cache_limit",
     .create = kv_create,
     .destroy = kv_destroy,
     .op = kv_op,

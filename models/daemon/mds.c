@@ -1112,6 +1112,7 @@ const rs_daemon_ops rs_daemon_mds = {
     .params = params,
     .slots = slots,
     .trace_daemon = "mds",
+    .limit_key = "mds_cache_memory_limit",
     .create = mds_create,
     .destroy = mds_destroy,
     .op = mds_op,

@@ -1349,6 +1349,7 @@ const rs_daemon_ops rs_daemon_osd = {
     .params = params,
     .slots = slots,
     .trace_daemon = "osd",
+    .limit_key = "osd_memory_target",
     .create = osd_create,
     .destroy = osd_destroy,
     .op = osd_op,

@@ -59,12 +59,12 @@ void rs_cli_help_row(FILE *f, const char *const *cells, const int *widths, int n
                      const char *text);
 
 /* ---- cmd_plot.c: a plot for another command (report) ---- */
-/* Draw `rssim plot KIND` of the runs (nruns ids) or the sweep from the
- * database at db into out (.png, .svg or .txt; the data file beside it),
+/* Draw `rssim plot KIND` of the runs (nruns ids), the sweep or the plan
+ * (0 when not given) from the database at db into out (.png, .svg or .txt; the data file beside it),
  * exactly as the command would, printing nothing.  A kind that does not
  * take what is given is RS_EINTERNAL (a caller's bug). */
 int rs_cli_plot_draw(const char *db, const char *kind, const int64_t *runs, size_t nruns,
-                     int64_t sweep, const char *out, rs_err *err);
+                     int64_t sweep, int64_t plan, const char *out, rs_err *err);
 
 /* ---- runner.c: what replay and sweep share ---- */
 struct rs_config;
@@ -101,5 +101,6 @@ int cmd_db(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 #endif

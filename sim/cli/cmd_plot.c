@@ -1,6 +1,6 @@
 /*
  * cmd_plot.c — `rssim plot timeseries|overshoot|breakdown|validate|latency|
- * interval`: stored runs to PNG or SVG.
+ * interval|capacity`: stored runs (capacity: a stored plan) to PNG or SVG.
  *
  * The C side only reads the store (through sim/query.h), writes plain data
  * files next to the
@@ -43,6 +43,7 @@ typedef struct plot_args {
     size_t nruns;
     int64_t sweep; /* 0 when not given */
     const char *key; /* NULL when not given */
+    int64_t plan;    /* --plan ID; 0 when not given */
 } plot_args;
 
 typedef struct plot_kind {
@@ -58,6 +59,7 @@ typedef struct plot_kind {
     int (*write_args)(rs_store *st, const plot_args *a, const char *dat, char *vars, rs_err *err);
     int runs_or_sweep, takes_key;
     int runs_many; /* --run may be repeated (and --sweep is refused) */
+    int per_plan; /* 1: takes --plan ID (and nothing else), through write_args */
 } plot_kind;
 
 static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
@@ -68,6 +70,8 @@ static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars,
 static int latency_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                          rs_err *err);
 static int interval_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                          rs_err *err);
+static int capacity_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                           rs_err *err);
 
 static const plot_kind kinds[] = {
@@ -96,6 +100,11 @@ static const plot_kind kinds[] = {
                  "(--key, default bluestore_cache_trim_interval), one line per value of "
                  "the other varied keys",
       .write_args = interval_write, .takes_key = 1 },
+    { .name = "capacity", .template = "capacity.gp",
+      .summary = "one plan (--plan ID, from 'rssim plan'): predicted rss per daemon against "
+                 "the limit (p50/p99/peak bands over seeds), RAM / daemons, the safe region, "
+                 "the rule of thumb and the chosen limit",
+      .write_args = capacity_write, .per_plan = 1 },
 };
 
 static void usage(FILE *f)
@@ -109,7 +118,8 @@ static void usage(FILE *f)
             "       rssim plot latency    --run ID [--run ID ...] | --sweep ID [--db PATH]\n"
             "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot interval   --sweep ID [--key KEY] [--db PATH]\n"
-            "                             -o out/NAME.png|.svg|.txt\n\n");
+            "                             -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot capacity   --plan ID  [--db PATH] -o out/NAME.png|.svg|.txt\n\n");
     int w = 16; /* the option table's: descriptions start in column 20 */
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         rs_cli_help_row(f, &kinds[i].name, &w, 1, kinds[i].summary);
@@ -120,6 +130,7 @@ static void usage(FILE *f)
             "                    timeseries, latency: repeat it to overlay several runs)\n"
             "      --sweep ID    the sweep (overshoot, interval; latency: its done runs)\n"
             "      --key KEY     interval: the swept trim interval key (a duration)\n"
+            "      --plan ID     capacity: the plan ('rssim plan' prints its id)\n"
             "      --db PATH     SQLite database (default %s)\n"
             "  -o, --output F    the image: .png (pngcairo), .svg, or .txt: a text\n"
             "                    rendering (gnuplot's dumb terminal, 100 x 32 characters)\n"
@@ -986,6 +997,118 @@ out:
 
 /* ---- running gnuplot ---- */
 
+/* ---- capacity: one plan of `rssim plan` ---- */
+
+typedef struct cap_eval {
+    int64_t run_id, limit_bytes;
+} cap_eval;
+
+typedef struct cap_list {
+    cap_eval *e;
+    size_t n, cap;
+} cap_list;
+
+static int capacity_eval(void *ctx, int64_t run_id, uint64_t seed, int64_t limit_bytes,
+                         int reused, rs_err *err)
+{
+    cap_list *l = ctx;
+    (void)seed;
+    (void)reused;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        cap_eval *e = realloc(l->e, cap * sizeof *e);
+        if (!e)
+            return rs_fail(err, RS_ENOMEM, "out of memory for a plan's evaluations");
+        l->e = e;
+        l->cap = cap;
+    }
+    l->e[l->n++] = (cap_eval){ .run_id = run_id, .limit_bytes = limit_bytes };
+    return 0;
+}
+
+/* One row per evaluated limit (ascending): the min and max over the seeds
+ * of the run's p50 and p99 rss (overshoot_p50/p99 x limit_bytes) and its
+ * peak; the plan's numbers go to gnuplot as variables. */
+static int capacity_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                          rs_err *err)
+{
+    rs_query_plan plan;
+    cap_list l = { 0 };
+    FILE *f = NULL;
+    char title[1024];
+    int rc;
+
+    if ((rc = rs_query_plan_get(st, a->plan, &plan, err)))
+        return rc;
+    if (strcmp(plan.status, "done") != 0) {
+        rc = rs_fail(err, RS_EINPUT, "plan %" PRId64 " in '%s' is %s, not done: nothing to plot",
+                     a->plan, rs_store_path(st), plan.status);
+        goto out;
+    }
+    if ((rc = rs_query_plan_evals(st, a->plan, capacity_eval, &l, err)))
+        goto out;
+    if (!l.n) {
+        rc = rs_fail(err, RS_EINPUT, "plan %" PRId64 " in '%s' has no evaluations: nothing to plot",
+                     a->plan, rs_store_path(st));
+        goto out;
+    }
+    if (!(f = fopen(dat, "w"))) {
+        rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
+        goto out;
+    }
+    fprintf(f, "# rssim plot capacity: plan %" PRId64 " from '%s'\n", a->plan, rs_store_path(st));
+    fprintf(f, "limit_bytes p50_min p50_max p99_min p99_max peak_min peak_max seeds\n");
+    for (size_t i = 0; i < l.n && !rc;) {
+        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        size_t j = i;
+        for (; j < l.n && l.e[j].limit_bytes == l.e[i].limit_bytes && !rc; j++) {
+            static const char *const names[4] = { "overshoot_p50", "overshoot_p99",
+                                                  "rss_peak_bytes", "limit_bytes" };
+            double m[4];
+            for (int k = 0; k < 4 && !rc; k++) {
+                int found = 0;
+                rc = rs_query_metric(st, l.e[j].run_id, names[k], &m[k], &found, err);
+                if (!rc && !found)
+                    m[k] = NAN;
+            }
+            double v[3] = { m[0] * m[3], m[1] * m[3], m[2] };
+            for (int k = 0; k < 3; k++) {
+                if (v[k] < lo[k])
+                    lo[k] = v[k];
+                if (v[k] > hi[k])
+                    hi[k] = v[k];
+            }
+        }
+        fprintf(f, "%lld", (long long)l.e[i].limit_bytes);
+        for (int k = 0; k < 3; k++) {
+            dat_real(f, lo[k]);
+            dat_real(f, hi[k]);
+        }
+        fprintf(f, " %zu\n", j - i);
+        i = j;
+    }
+    int crc = file_close(f, dat, err);
+    if (rc || (rc = crc))
+        goto out;
+    snprintf(title, sizeof title, "plan %" PRId64 ": %s, %s", a->plan,
+             plan.preset ? plan.preset : "", plan.workload ? plan.workload : "");
+    if ((rc = vars_add_string(vars, "title", title, err)) ||
+        (rc = vars_add_string(vars, "limit_key", plan.limit_key ? plan.limit_key : "limit", err)) ||
+        (rc = vars_add_string(vars, "quantile", plan.quantile ? plan.quantile : "", err)) ||
+        (rc = vars_add_string(vars, "outcome", plan.outcome ? plan.outcome : "", err)) ||
+        (rc = vars_add(vars, err, "ram_per_daemon=%.17g; budget_per_daemon=%.17g; chosen=%.17g; "
+                       "rule_factor=%.17g; daemons=%lld; headroom=%.17g; seeds=%lld; ",
+                       (double)plan.ram_bytes / (double)plan.daemons,
+                       (double)plan.ram_bytes * (1 - plan.headroom) / (double)plan.daemons,
+                       (double)plan.limit_bytes, isnan(plan.rule_factor) ? 0 : plan.rule_factor,
+                       (long long)plan.daemons, plan.headroom, (long long)plan.seeds)))
+        goto out;
+out:
+    free(l.e);
+    rs_query_plan_release(&plan);
+    return rc;
+}
+
 static int gnuplot_run(const char *template_path, const char *vars, const char *out, rs_err *err)
 {
     const char *gp = getenv("RSSIM_GNUPLOT");
@@ -1075,10 +1198,11 @@ int cmd_plot(int argc, char **argv)
         { "run", required_argument, NULL, 'r' },   { "sweep", required_argument, NULL, 'w' },
         { "db", required_argument, NULL, 'd' },    { "output", required_argument, NULL, 'o' },
         { "help", no_argument, NULL, 'h' },        { "key", required_argument, NULL, 'k' },
+        { "plan", required_argument, NULL, 'P' },
         { NULL, 0, NULL, 0 },
     };
     const char *db = rs_cli_default_db(), *out = NULL, *key = NULL;
-    int64_t run = 0, sweep = 0, runs[64];
+    int64_t run = 0, sweep = 0, runs[64], plan = 0;
     size_t nruns = 0;
     int c;
 
@@ -1096,7 +1220,7 @@ int cmd_plot(int argc, char **argv)
             kind = &kinds[i];
     if (!kind)
         return rs_cli_usage_error("plot", "unknown plot '%s' (known: timeseries, overshoot, "
-                                  "breakdown, validate, latency, interval)", argv[1]);
+                                  "breakdown, validate, latency, interval, capacity)", argv[1]);
     argc--;
     argv++;
     optind = 1;
@@ -1114,6 +1238,10 @@ int cmd_plot(int argc, char **argv)
                 return rs_cli_usage_error("plot", "bad sweep id '%s'", optarg);
             break;
         case 'k': key = optarg; break;
+        case 'P':
+            if (!(plan = rs_cli_parse_id(optarg)))
+                return rs_cli_usage_error("plot", "bad plan id '%s'", optarg);
+            break;
         case 'd': db = optarg; break;
         case 'o': out = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -1122,9 +1250,13 @@ int cmd_plot(int argc, char **argv)
     }
     if (optind != argc)
         return rs_cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
-    if (kind->runs_or_sweep ? !nruns == !sweep : kind->per_sweep ? !sweep || run : !run || sweep)
+    if (kind->per_plan ? !plan || nruns || sweep
+                       : plan ? 1
+                       : kind->runs_or_sweep ? !nruns == !sweep
+                       : kind->per_sweep ? !sweep || run : !run || sweep)
         return rs_cli_usage_error("plot", "%s takes %s", kind->name,
-                                  kind->runs_or_sweep ? "--run ID [--run ID ...] or --sweep ID"
+                                  kind->per_plan ? "--plan ID"
+                                  : kind->runs_or_sweep ? "--run ID [--run ID ...] or --sweep ID"
                                   : kind->per_sweep   ? "--sweep ID" : "--run ID");
     if (nruns > 1 && !kind->runs_or_sweep && !kind->runs_many)
         return rs_cli_usage_error("plot", "%s takes one --run ID", kind->name);
@@ -1138,7 +1270,7 @@ int cmd_plot(int argc, char **argv)
 
     rs_err err = { 0 };
     int rc = plot_draw(kind, db, &(plot_args){ .runs = runs, .nruns = nruns, .sweep = sweep,
-                                                .key = key },
+                                                .key = key, .plan = plan },
                        out, term, &err);
     if (rc)
         return rs_cli_report(&err);
@@ -1147,7 +1279,7 @@ int cmd_plot(int argc, char **argv)
 }
 
 int rs_cli_plot_draw(const char *db, const char *kind_name, const int64_t *runs, size_t nruns,
-                     int64_t sweep, const char *out, rs_err *err)
+                     int64_t sweep, int64_t plan, const char *out, rs_err *err)
 {
     const plot_kind *kind = NULL;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -1158,10 +1290,12 @@ int rs_cli_plot_draw(const char *db, const char *kind_name, const int64_t *runs,
     const char *term = plot_term(out);
     if (!term)
         return rs_fail(err, RS_EINTERNAL, "plot output '%s' must end in .png, .svg or .txt", out);
-    if (kind->runs_or_sweep ? !nruns == !sweep
+    if (kind->per_plan ? !plan || nruns || sweep
+        : plan             ? 1
+        : kind->runs_or_sweep ? !nruns == !sweep
         : kind->per_sweep   ? !sweep || nruns
                             : !nruns || sweep || (nruns > 1 && !kind->runs_many))
         return rs_fail(err, RS_EINTERNAL, "plot %s: wrong runs or sweep", kind->name);
-    return plot_draw(kind, db, &(plot_args){ .runs = runs, .nruns = nruns, .sweep = sweep },
+    return plot_draw(kind, db, &(plot_args){ .runs = runs, .nruns = nruns, .sweep = sweep, .plan = plan },
                      out, term, err);
 }

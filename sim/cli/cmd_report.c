@@ -467,7 +467,7 @@ static int figure(report *rp, const char *kind, int64_t run, int64_t sweep, cons
         snprintf(path, sizeof path, "%s/plots/sweep-%" PRId64 "-%s.svg", rp->dir, sweep, kind);
     else
         snprintf(path, sizeof path, "%s/plots/run-%" PRId64 "-%s.svg", rp->dir, run, kind);
-    int rc = rs_cli_plot_draw(rp->db, kind, sweep ? NULL : &run, sweep ? 0 : 1, sweep, path, err);
+    int rc = rs_cli_plot_draw(rp->db, kind, sweep ? NULL : &run, sweep ? 0 : 1, sweep, 0, path, err);
     if (rc)
         return rc;
     fputs("<figure>\n", rp->f);
@@ -1048,23 +1048,132 @@ out:
     return rc;
 }
 
-/* HOOK(plan): `rssim plan` (branch h-plan) adds a plans table.  When it
- * lands, read plan id through a sim/query.h function (its budget, the
- * limit it chose, its evaluations and the sweep or runs they made) and
- * write its section here with the helpers above: an identity table, the
- * evaluations as a metrics_table, the overshoot figure of its runs.  Until
- * then a database that has plans is told so, and one without is refused. */
-static int plan_page(report *rp, int64_t plan_id, rs_err *err)
+/* One evaluation of a plan, for its table. */
+typedef struct plan_eval {
+    int64_t run_id, limit_bytes;
+    uint64_t seed;
+    int reused;
+} plan_eval;
+
+typedef struct plan_evals {
+    plan_eval *v;
+    size_t n, cap;
+} plan_evals;
+
+static int plan_eval_add(void *ctx, int64_t run_id, uint64_t seed, int64_t limit_bytes,
+                         int reused, rs_err *err)
 {
-    int has = 0;
-    int rc = rs_query_has_plans(rp->st, &has, err);
-    if (rc)
+    plan_evals *e = ctx;
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 32;
+        plan_eval *p = realloc(e->v, cap * sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for a plan's evaluations");
+        e->v = p;
+        e->cap = cap;
+    }
+    e->v[e->n++] = (plan_eval){ .run_id = run_id, .limit_bytes = limit_bytes, .seed = seed,
+                                .reused = reused };
+    return 0;
+}
+
+/* A plan of `rssim plan`: its question and verdict, the capacity plot, and
+ * every evaluation (each a stored run) with its predicted RSS. */
+static int plan_page(report *rp, int64_t plan_id, int argc, char **argv, rs_err *err)
+{
+    FILE *f = rp->f;
+    rs_query_plan pl;
+    plan_evals ev = { 0 };
+    char title[512], buf[512];
+    int has = 0, rc;
+
+    if ((rc = rs_query_has_plans(rp->st, &has, err)))
         return rc;
     if (!has)
         return rs_fail(err, RS_EINPUT, "this database has no plans: '%s' (rssim plan makes "
                        "them)", rp->db);
-    return rs_fail(err, RS_EINPUT, "plan %" PRId64 " in '%s': this rssim cannot report plans "
-                   "yet (report the plan's runs with --run)", plan_id, rp->db);
+    if ((rc = rs_query_plan_get(rp->st, plan_id, &pl, err)))
+        return rc;
+    if ((rc = rs_query_plan_evals(rp->st, plan_id, plan_eval_add, &ev, err)))
+        goto out;
+    snprintf(title, sizeof title, "rssim report: plan %" PRId64 " (%s)", plan_id,
+             pl.preset ? pl.preset : "no preset");
+    page_begin(rp, title);
+    fputs("<p class=\"lede\">", f);
+    html_text(f, pl.verdict ? pl.verdict : "(no verdict: the plan did not finish)");
+    fputs("</p>\n", f);
+
+    fputs("<h2>The question</h2>\n<table class=\"kv\">\n<tbody>\n", f);
+    identity_common(rp);
+    snprintf(buf, sizeof buf, "%" PRId64, plan_id);
+    html_kv(f, "plan", buf, 0);
+    html_kv(f, "created", pl.created_at, 0);
+    html_kv(f, "status", pl.status, 0);
+    html_kv(f, "preset", pl.preset, 1);
+    html_kv(f, "workload", pl.workload, 1);
+    format_metric(buf, sizeof buf, "ram_bytes", (double)pl.ram_bytes);
+    html_kv(f, "node RAM", buf, 0);
+    snprintf(buf, sizeof buf, "%" PRId64, pl.daemons);
+    html_kv(f, "daemons", buf, 0);
+    snprintf(buf, sizeof buf, "%.0f %%", 100 * pl.headroom);
+    html_kv(f, "headroom", buf, 0);
+    html_kv(f, "quantile", pl.quantile, 0);
+    snprintf(buf, sizeof buf, "%" PRId64, pl.seeds);
+    html_kv(f, "seeds", buf, 0);
+    html_kv(f, "limit key", pl.limit_key, 1);
+    html_kv(f, "outcome", pl.outcome, 0);
+    if (pl.limit_bytes > 0) {
+        format_metric(buf, sizeof buf, "limit_bytes", (double)pl.limit_bytes);
+        html_kv(f, "largest safe limit", buf, 0);
+    }
+    fputs("</tbody>\n</table>\n", f);
+
+    fputs("<h2>Capacity</h2>\n", f);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/plots/plan-%" PRId64 "-capacity.svg", rp->dir, plan_id);
+    if (ev.n && !strcmp(pl.status ? pl.status : "", "done")) {
+        if ((rc = rs_cli_plot_draw(rp->db, "capacity", NULL, 0, 0, plan_id, path, err)))
+            goto out;
+        fputs("<figure>\n", f);
+        if ((rc = inline_svg(rp, path, err)))
+            goto out;
+        fputs("<figcaption>", f);
+        html_text(f, "Predicted RSS per daemon against the limit (bands over the seeds: p50, "
+                     "p99, peak), the node's RAM divided by the daemons, the budget after "
+                     "headroom, the safe region shaded, the rule of thumb where there is one, "
+                     "and the chosen limit.");
+        fputs("</figcaption>\n</figure>\n", f);
+    } else {
+        fputs("<p>No plot: the plan has no finished evaluations.</p>\n", f);
+    }
+
+    fputs("<h2>Evaluations</h2>\n<p>Each is a stored run; a reused one existed before the "
+          "plan asked for it.</p>\n<table>\n<thead><tr><th>limit</th><th>seed</th><th>run</th>"
+          "<th>reused</th><th>steady RSS</th><th>peak RSS</th></tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < ev.n && !rc; i++) {
+        double steady = NAN, peak = NAN;
+        int found;
+        char lim[64], st[64], pk[64];
+        if ((rc = rs_query_metric(rp->st, ev.v[i].run_id, "rss_steady_bytes", &steady, &found,
+                                  err)) ||
+            (rc = rs_query_metric(rp->st, ev.v[i].run_id, "rss_peak_bytes", &peak, &found, err)))
+            break;
+        format_metric(lim, sizeof lim, "limit_bytes", (double)ev.v[i].limit_bytes);
+        format_metric(st, sizeof st, "rss_steady_bytes", steady);
+        format_metric(pk, sizeof pk, "rss_peak_bytes", peak);
+        /* numbers and fixed words only: nothing to escape */
+        fprintf(f, "<tr><td class=\"num\">%s</td><td class=\"num\">%" PRIu64 "</td>"
+                    "<td class=\"num\">%" PRId64 "</td><td>%s</td><td class=\"num\">%s</td>"
+                    "<td class=\"num\">%s</td></tr>\n", lim, ev.v[i].seed, ev.v[i].run_id,
+                    ev.v[i].reused ? "yes" : "no", st, pk);
+    }
+    fputs("</tbody>\n</table>\n", f);
+    if (!rc)
+        page_end(rp, argc, argv);
+out:
+    free(ev.v);
+    rs_query_plan_release(&pl);
+    return rc;
 }
 
 static void usage(FILE *f)
@@ -1153,18 +1262,15 @@ int cmd_report(int argc, char **argv)
 
     if ((rc = rs_store_open_ro(&rp.st, db, &err)))
         goto done;
-    if (plan) {
-        rc = plan_page(&rp, plan, &err);
-        goto done;
-    }
     if ((rc = rs_cli_mkdir_parent(page, &err)))
         goto done;
     if (!(rp.f = fopen(tmp, "w"))) {
         rc = rs_fail(&err, RS_EIO, "cannot write '%s': %s", tmp, strerror(errno));
         goto done;
     }
-    rc = sweep ? sweep_page(&rp, sweep, argc, argv, &err)
-               : runs_page(&rp, runs, nruns, argc, argv, &err);
+    rc = plan    ? plan_page(&rp, plan, argc, argv, &err)
+         : sweep ? sweep_page(&rp, sweep, argc, argv, &err)
+                 : runs_page(&rp, runs, nruns, argc, argv, &err);
     int bad = ferror(rp.f);
     if (fclose(rp.f) != 0 || bad) {
         if (!rc)

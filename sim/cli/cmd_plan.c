@@ -1,0 +1,884 @@
+/*
+ * cmd_plan.c — `rssim plan --preset P --workload TRACE|gen:NAME:k=v,... --ram SIZE
+ * [--daemons N] [--headroom 10%] [--quantile p50|0.99|peak] [--seeds K]`:
+ * the largest value of the daemon's limit key (rs_daemon_ops.limit_key) at
+ * which N daemons' predicted RSS fits in RAM less the headroom.
+ *
+ * The search is sim/plan.c's (bracket, then Brent on log(limit)); this file
+ * turns one limit into stored runs: for each seed, the preset + --set +
+ * limit config is hashed like the runs table's param_hash, and a done run
+ * with the same trace sha256 and param_hash is reused rather than replayed.
+ * What a daemon needs at a limit is its RSS at the quantile — p50 or p99 of
+ * the steady samples (overshoot_p50/p99 x limit_bytes), or rss_peak_bytes —
+ * and the worst of the K seeds decides.  With a gen: workload the K traces
+ * (generator seeds 1..K) are written once under <db folder>/traces, named
+ * by the hash of the generator's options; with a trace file the K seeds are
+ * the run's own seed (the models' random streams).
+ *
+ * The plan and each evaluation are stored (plans, plan_evals: docs/store.md)
+ * for `rssim plot capacity --plan ID`.  The rules of thumb printed next to
+ * the answer, and their sources:
+ *   mds  RSS ~ 1.5 x mds_cache_memory_limit: Red Hat Ceph Storage 5 File
+ *        System Guide 2.4, "This limit is approximately 66% of the desired
+ *        maximum memory use of the MDS"
+ *        (docs.redhat.com/.../red_hat_ceph_storage/5/html/file_system_guide/
+ *        metadata-server-cache-size-limits_fs); Ceph's own MDS health warning
+ *        fires at mds_health_cache_threshold = 150 % of the limit
+ *        (docs.ceph.com/en/mimic/cephfs/cache-size-limits/).
+ *   osd  RSS ~ osd_memory_target, "mapped memory is generally kept just under
+ *        the target value while RSS memory may be anywhere from 0-15% over"
+ *        (github.com/ceph/ceph/pull/22970, description); cgroup: the target
+ *        defaults to osd_memory_target_cgroup_limit_ratio (0.8) x the cgroup
+ *        limit (ceph commit 5c6b533697814af8, src/common/options.cc), and
+ *        ocs-operator lowered it to 0.6 after OSDs were OOM-killed with 8 GiB
+ *        pods (github.com/red-hat-storage/ocs-operator/pull/3887).
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../models/daemon/daemon.h"
+#include "../../traces/gen/gen.h"
+#include "../../traces/trace.h"
+#include "../base/config.h"
+#include "../base/result.h"
+#include "../plan.h"
+#include "../query.h"
+#include "../registry.h"
+#include "../schema.h"
+#include "../store.h"
+#include "cli.h"
+
+#define MAX_SETS 256
+#define MAX_SEEDS 64
+#define MiB 1048576.0
+#define GiB 1073741824.0
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rssim plan --preset P --workload TRACE|gen:NAME[:k=v,...] --ram SIZE\n"
+            "                  [--daemons N] [--headroom PCT] [--quantile p50|0.99|peak]\n"
+            "                  [--seeds K] [--limit L | --cgroup-limit SIZE [--cgroup-ratio R]]\n"
+            "                  [--tol PCT] [--set K=V ...] [--db PATH] [--json]\n\n"
+            "Find the largest value of the daemon's memory limit (kv_cache_limit,\n"
+            "mds_cache_memory_limit, osd_memory_target) at which N daemons' predicted RSS\n"
+            "stays within RAM less the headroom.  Every evaluation is a stored run; a run\n"
+            "with the same trace and params already done in the database is reused.\n\n"
+            "  -p, --preset P        models/presets/P.conf, or a path to a .conf file\n"
+            "  -w, --workload W      a trace file, or gen:NAME[:key=value,...] (a generator\n"
+            "                        and its options, e.g. gen:kv:keys=300000,events=3000000);\n"
+            "                        generated traces are kept under <db folder>/traces\n"
+            "  -r, --ram SIZE        the node's memory (e.g. 64G)\n"
+            "  -n, --daemons N       daemons of this kind on the node (default 1)\n"
+            "      --headroom PCT    RAM kept free, e.g. 10%% or 0.1 (default 10%%)\n"
+            "  -q, --quantile Q      RSS compared: p50 or 0.99 (of the steady samples) or\n"
+            "                        peak (default 0.99)\n"
+            "  -k, --seeds K         K seeds (generator seeds 1..K for gen:, else the run\n"
+            "                        seed); the worst decides (default 1)\n"
+            "  -l, --limit L         predict at L instead of searching: does it fit?\n"
+            "      --cgroup-limit SIZE\n"
+            "                        osd: the pod's memory limit; osd_memory_target is\n"
+            "                        R x SIZE (Ceph's osd_memory_target_cgroup_limit_ratio)\n"
+            "                        and each OSD's peak must stay under SIZE as well\n"
+            "      --cgroup-ratio R  default 0.8 (Ceph's default)\n"
+            "      --tol PCT         stop when the largest safe and the smallest unsafe\n"
+            "                        limit are within PCT of the limit (default 1%%, at\n"
+            "                        least 1 MiB)\n"
+            "  -s, --set K=V         fixed override (repeatable)\n"
+            "      --db PATH         SQLite database (default %s)\n"
+            "      --json            print the answer as JSON\n"
+            "  -h, --help            this help\n\n"
+            "Exit status: 0 an answer (or the --limit fits); 2 bad input, no limit fits\n"
+            "(--ram too small) or the workload never fills the cache (the answer is\n"
+            "bounded by the workload); 3 the --limit does not fit; 1 other failures.\n",
+            rs_cli_default_db());
+}
+
+/* ---- one evaluation at one limit: K runs ---------------------------- */
+
+typedef struct seed_eval {
+    double limit, p50, p99, peak, acc_peak;
+    double parts[4]; /* steady: accounted, untracked, allocator overhead, base */
+    double rss_steady;
+    int64_t run_id;
+    uint64_t seed;
+    int reused;
+} seed_eval;
+
+typedef enum { Q_P50, Q_P99, Q_PEAK } quantile;
+
+typedef struct plan_ctx {
+    const char *preset, *limit_key, *db;
+    const rs_config *base;
+    int nseeds, trace_seeds; /* trace_seeds: the K seeds are the run's seed key */
+    char traces[MAX_SEEDS][4096], shas[MAX_SEEDS][65];
+    double daemons, budget, cgroup_bytes;
+    quantile q;
+    int64_t plan_id;
+    rs_store *st;
+    seed_eval *evals;
+    int nevals, cap, replayed, reused;
+} plan_ctx;
+
+static double q_of(quantile q, const seed_eval *e)
+{
+    return q == Q_P50 ? e->p50 : q == Q_P99 ? e->p99 : e->peak;
+}
+
+static const char *q_name(quantile q)
+{
+    return q == Q_P50 ? "p50" : q == Q_P99 ? "p99" : "peak";
+}
+
+static void fmt_bytes(double b, char *buf, size_t cap);
+
+/* "55.8-56.3 MiB" (one unit, the larger's) */
+static void fmt_range(double lo, double hi, char *buf, size_t cap)
+{
+    double u = fabs(hi) >= GiB ? GiB : MiB;
+    snprintf(buf, cap, u == GiB ? "%.2f-%.2f GiB" : "%.1f-%.1f MiB", lo / u, hi / u);
+}
+
+static void fmt_bytes(double b, char *buf, size_t cap)
+{
+    if (fabs(b) >= GiB)
+        snprintf(buf, cap, "%.2f GiB", b / GiB);
+    else
+        snprintf(buf, cap, "%.1f MiB", b / MiB);
+}
+
+/* The config value of a limit: whole MiB when it is, else bytes. */
+static void limit_value(double bytes, char *buf, size_t cap)
+{
+    uint64_t b = (uint64_t)llround(bytes);
+    if (b % 1048576 == 0)
+        snprintf(buf, cap, "%lluM", (unsigned long long)(b / 1048576));
+    else
+        snprintf(buf, cap, "%llu", (unsigned long long)b);
+}
+
+static double metric_of(rs_store *st, int64_t id, const char *name, rs_err *err, int *rc)
+{
+    double v = NAN;
+    int found = 0;
+    if (!*rc)
+        *rc = rs_query_metric(st, id, name, &v, &found, err);
+    if (!*rc && !found)
+        *rc = rs_fail(err, RS_EINTERNAL, "run %lld has no metric '%s'", (long long)id, name);
+    return v;
+}
+
+static int eval_seed(plan_ctx *pc, double limit, int k, seed_eval *r, rs_err *err)
+{
+    rs_config *cfg = NULL;
+    rs_result res;
+    char value[64], hash[17], label[256], seedv[32];
+    int64_t id = 0;
+    int rc;
+    uint64_t seed;
+
+    rs_result_init(&res);
+    limit_value(limit, value, sizeof value);
+    snprintf(seedv, sizeof seedv, "%d", k + 1);
+    if ((rc = rs_config_clone(pc->base, &cfg, err)) ||
+        (rc = rs_config_set(cfg, pc->limit_key, value, err)) ||
+        (pc->trace_seeds && (rc = rs_config_set(cfg, "seed", seedv, err))) ||
+        (rc = rs_schema_finish(cfg, NULL, NULL, err)))
+        goto out;
+    const int ti = pc->trace_seeds ? 0 : k;
+    seed = pc->trace_seeds ? (uint64_t)(k + 1) : (uint64_t)rs_config_int(cfg, "seed");
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)rs_config_hash(cfg));
+    if ((rc = rs_query_run_find_done(pc->st, pc->shas[ti], hash, &id, err)))
+        goto out;
+    r->reused = id != 0;
+    if (!id) {
+        snprintf(label, sizeof label, "plan %lld %s=%s%s%s", (long long)pc->plan_id,
+                 pc->limit_key, value, pc->nseeds > 1 ? " seed " : "", pc->nseeds > 1 ? seedv : "");
+        rs_run_meta meta = {
+            .kind = "predicted", .trace_path = pc->traces[ti], .trace_sha256 = pc->shas[ti],
+            .preset = pc->preset, .seed = (uint64_t)rs_config_int(cfg, "seed"), .label = label,
+            .sweep_id = 0, .point_index = -1,
+        };
+        if ((rc = rs_store_run_begin(pc->st, &meta, cfg, &id, err)) ||
+            (rc = rs_cli_execute_run(pc->st, id, pc->traces[ti], cfg, NULL, &res, NULL, NULL, err)))
+            goto out;
+        pc->replayed++;
+    } else {
+        pc->reused++;
+    }
+    r->run_id = id;
+    r->seed = pc->trace_seeds ? seed : (uint64_t)(k + 1);
+    r->limit = limit;
+    double lim = metric_of(pc->st, id, "limit_bytes", err, &rc);
+    r->p50 = metric_of(pc->st, id, "overshoot_p50", err, &rc) * lim;
+    r->p99 = metric_of(pc->st, id, "overshoot_p99", err, &rc) * lim;
+    r->peak = metric_of(pc->st, id, "rss_peak_bytes", err, &rc);
+    r->acc_peak = metric_of(pc->st, id, "accounted_peak_bytes", err, &rc);
+    r->rss_steady = metric_of(pc->st, id, "rss_steady_bytes", err, &rc);
+    r->parts[0] = metric_of(pc->st, id, "rss_accounted_bytes", err, &rc);
+    r->parts[1] = metric_of(pc->st, id, "rss_untracked_bytes", err, &rc);
+    r->parts[2] = metric_of(pc->st, id, "rss_rounding_bytes", err, &rc) +
+                  metric_of(pc->st, id, "rss_caches_bytes", err, &rc) +
+                  metric_of(pc->st, id, "rss_metadata_bytes", err, &rc) +
+                  metric_of(pc->st, id, "rss_fragmentation_bytes", err, &rc);
+    r->parts[3] = metric_of(pc->st, id, "rss_base_bytes", err, &rc);
+    if (!rc)
+        rc = rs_store_plan_eval(pc->st, pc->plan_id, id, r->seed, (int64_t)llround(limit),
+                                r->reused, err);
+out:
+    if (rc)
+        rs_err_prefix(err, "%s=%s", pc->limit_key, value);
+    rs_result_release(&res);
+    rs_config_free(cfg);
+    return rc;
+}
+
+/* The K seeds at one limit, appended to pc->evals; *r_first: the index of
+ * the first of them. */
+static int eval_limit(plan_ctx *pc, double limit, int *r_first, rs_err *err)
+{
+    if (pc->nevals + pc->nseeds > pc->cap) {
+        int cap = pc->cap ? 2 * pc->cap : 64;
+        while (cap < pc->nevals + pc->nseeds)
+            cap *= 2;
+        seed_eval *e = realloc(pc->evals, (size_t)cap * sizeof *e);
+        if (!e)
+            return rs_fail(err, RS_ENOMEM, "out of memory for the evaluations");
+        pc->evals = e;
+        pc->cap = cap;
+    }
+    *r_first = pc->nevals;
+    for (int k = 0; k < pc->nseeds; k++) {
+        int rc = eval_seed(pc, limit, k, &pc->evals[pc->nevals], err);
+        if (rc)
+            return rc;
+        pc->nevals++;
+    }
+    return 0;
+}
+
+/* min, max and worst (index) of the quantile over the K seeds from first. */
+static void spread(const plan_ctx *pc, int first, quantile q, double *r_min, double *r_max,
+                   int *r_worst)
+{
+    *r_min = INFINITY;
+    *r_max = -INFINITY;
+    *r_worst = first;
+    for (int i = first; i < first + pc->nseeds; i++) {
+        double v = q_of(q, &pc->evals[i]);
+        if (v < *r_min)
+            *r_min = v;
+        if (v > *r_max) {
+            *r_max = v;
+            *r_worst = i;
+        }
+    }
+}
+
+static int plan_fn(double limit, void *ctx, rs_plan_eval *r_ev, rs_err *err)
+{
+    plan_ctx *pc = ctx;
+    int first = 0, worst, rc;
+    double lo, hi;
+    char a[32], b[32], c[32];
+
+    if ((rc = eval_limit(pc, limit, &first, err)))
+        return rc;
+    spread(pc, first, pc->q, &lo, &hi, &worst);
+    r_ev->need_bytes = pc->daemons * hi;
+    r_ev->accounted_peak_bytes = 0;
+    for (int i = first; i < first + pc->nseeds; i++)
+        if (pc->evals[i].acc_peak > r_ev->accounted_peak_bytes)
+            r_ev->accounted_peak_bytes = pc->evals[i].acc_peak;
+    fmt_bytes(limit, a, sizeof a);
+    fmt_bytes(hi, b, sizeof b);
+    fmt_bytes(r_ev->need_bytes, c, sizeof c);
+    fprintf(stderr, "plan: %s=%s: %s %s x %g = %s: %s (run %lld%s)\n", pc->limit_key, a,
+            q_name(pc->q), b, pc->daemons, c, r_ev->need_bytes <= pc->budget ? "fits" : "too much",
+            (long long)pc->evals[worst].run_id, pc->evals[worst].reused ? ", reused" : "");
+    return 0;
+}
+
+/* ---- the workload: a trace file or gen:NAME:k=v,... ------------------ */
+
+/* Generate (or find) the K traces of a gen: spec next to the database. */
+static int gen_traces(plan_ctx *pc, const char *spec, rs_err *err)
+{
+    char name[64], opts[2048];
+    const char *rest = spec + 4, *colon = strchr(rest, ':');
+    size_t nlen = colon ? (size_t)(colon - rest) : strlen(rest);
+    const void *ops;
+    const rs_gen_ops *g;
+    int rc = 0, has_seed = 0;
+
+    if (!nlen || nlen >= sizeof name)
+        return rs_fail(err, RS_EINPUT, "--workload '%s': expected gen:NAME[:key=value,...]", spec);
+    memcpy(name, rest, nlen);
+    name[nlen] = '\0';
+    if (snprintf(opts, sizeof opts, "%s", colon ? colon + 1 : "") >= (int)sizeof opts)
+        return rs_fail(err, RS_EINPUT, "--workload: options too long");
+    if ((rc = rs_registry_get(&rs_reg_gen, name, &ops, err))) {
+        rs_err_prefix(err, "--workload");
+        return rc;
+    }
+    g = ops;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", pc->db);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = '\0';
+    else
+        dir[0] = '\0';
+    for (int k = 0; k < pc->nseeds && !rc; k++) {
+        rs_config *cfg = NULL;
+        char kv[2100], seedkv[64], copy[2048];
+        if ((size_t)snprintf(copy, sizeof copy, "%s", opts) >= sizeof copy) {
+            rc = rs_fail(err, RS_EINPUT, "--workload: options longer than %zu bytes", sizeof copy - 1);
+            break;
+        }
+        if ((rc = rs_config_new_with(&cfg, g->params, err)))
+            break;
+        for (char *tok = copy, *next; tok && *tok && !rc; tok = next) {
+            next = strchr(tok, ',');
+            if (next)
+                *next++ = '\0';
+            char *eq = strchr(tok, '=');
+            if (!eq || eq == tok) {
+                rc = rs_fail(err, RS_EINPUT, "--workload: expected key=value, got '%s'", tok);
+                break;
+            }
+            *eq = '\0';
+            if (!rs_config_param(cfg, tok)) {
+                rc = rs_fail(err, RS_EINPUT, "--workload: generator '%s' has no option '%s' "
+                             "(see 'rssim gen %s -h')", name, tok, name);
+                break;
+            }
+            if (!strcmp(tok, "seed"))
+                has_seed = 1;
+            snprintf(kv, sizeof kv, "%s=%s", tok, eq + 1);
+            rc = rs_config_set_kv(cfg, kv, "--workload", err);
+        }
+        if (!rc && has_seed && pc->nseeds > 1)
+            rc = rs_fail(err, RS_EINPUT, "--workload: seed= and --seeds %d: give one or the other",
+                         pc->nseeds);
+        if (!rc && !has_seed && rs_config_param(cfg, "seed")) {
+            snprintf(seedkv, sizeof seedkv, "seed=%d", k + 1);
+            rc = rs_config_set_kv(cfg, seedkv, "--seeds", err);
+        }
+        if (!rc)
+            rc = rs_config_validate(cfg, err);
+        if (!rc) {
+            char *path = pc->traces[k];
+            snprintf(path, sizeof pc->traces[k], "%straces/%s-%016llx.bin", dir, name,
+                     (unsigned long long)rs_config_hash(cfg));
+            if (access(path, R_OK) != 0) {
+                char tmp[4200], summary[512];
+                snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+                if (!(rc = rs_cli_mkdir_parent(tmp, err)) &&
+                    !(rc = rs_gen_to_file(g, cfg, rs_cli_data_dir(RS_CLI_TRACES), tmp, "binary", summary,
+                                                sizeof summary, err))) {
+                    if (rename(tmp, path) != 0)
+                        rc = rs_fail(err, RS_EIO, "cannot rename '%s' to '%s'", tmp, path);
+                    else
+                        fprintf(stderr, "plan: generated %s%s%s%s\n", path,
+                                summary[0] ? " (" : "", summary, summary[0] ? ")" : "");
+                }
+                if (rc)
+                    unlink(tmp);
+            } else {
+                fprintf(stderr, "plan: reusing %s\n", path);
+            }
+        }
+        if (!rc)
+            rc = rs_file_sha256(pc->traces[k], pc->shas[k], err);
+        rs_config_free(cfg);
+    }
+    return rc;
+}
+
+/* ---- input ------------------------------------------------------------ */
+
+static int parse_fraction(const char *s, double *r_v)
+{
+    char buf[64];
+    size_t n = strlen(s);
+    double v;
+    if (!n || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n + 1);
+    int pct = buf[n - 1] == '%';
+    if (pct)
+        buf[n - 1] = '\0';
+    if (rs_parse_double(buf, &v) || !isfinite(v))
+        return -1;
+    *r_v = pct ? v / 100 : v;
+    return 0;
+}
+
+static int parse_quantile(const char *s, quantile *r_q)
+{
+    if (!strcmp(s, "p50") || !strcmp(s, "0.5") || !strcmp(s, "0.50"))
+        *r_q = Q_P50;
+    else if (!strcmp(s, "p99") || !strcmp(s, "0.99"))
+        *r_q = Q_P99;
+    else if (!strcmp(s, "peak") || !strcmp(s, "max") || !strcmp(s, "1"))
+        *r_q = Q_PEAK;
+    else
+        return -1;
+    return 0;
+}
+
+/* ---- output ----------------------------------------------------------- */
+
+typedef struct report {
+    const char *outcome; /* found, infeasible, workload-bound, at-max, fits, does-not-fit */
+    double limit;        /* the answer (or the limit asked about) */
+    int first;           /* its evaluations in pc->evals */
+    double rule_factor;  /* RSS / limit by the rule of thumb; 0: none */
+    const char *rule;    /* its text */
+    double rule_hi;      /* osd: the top of the reported range (1.15) */
+    char verdict[512];
+    char caveat[512];
+} report;
+
+static void rule_for(const char *daemon, const rs_config *cfg, report *rp)
+{
+    if (!strcmp(daemon, "mds")) {
+        rp->rule_factor = 1.5;
+        rp->rule = "RSS ~ 1.5 x mds_cache_memory_limit (Red Hat Ceph Storage 5 File System "
+                   "Guide 2.4: the limit is \"approximately 66% of the desired maximum memory "
+                   "use of the MDS\"; MDS health warning at 150%)";
+        snprintf(rp->caveat, sizeof rp->caveat,
+                 "caveat: the MDS model's memory outside its cache is a fixed base_bytes (%.0f MiB "
+                 "here; 0 unless set), so this answer can be optimistic",
+                 (double)rs_config_size(cfg, "base_bytes") / MiB);
+    } else if (!strcmp(daemon, "osd")) {
+        rp->rule_factor = 1.0;
+        rp->rule_hi = 1.15;
+        rp->rule = "RSS ~ osd_memory_target, real RSS 0-15% over it (ceph PR 22970: "
+                   "\"RSS memory may be anywhere from 0-15% over\")";
+        snprintf(rp->caveat, sizeof rp->caveat,
+                 "caveat: the OSD model does not yet simulate the RocksDB block cache share of "
+                 "osd_memory_target, so this answer can be optimistic");
+    }
+}
+
+static void print_text(const plan_ctx *pc, const report *rp, double ram, double headroom,
+                       const char *daemon)
+{
+    char a[32], b[32], c[32], d[32], f[32];
+    double lo, hi;
+    int worst;
+    const seed_eval *w;
+
+    fmt_bytes(ram, a, sizeof a);
+    fmt_bytes(pc->budget, b, sizeof b);
+    fmt_bytes(pc->budget / pc->daemons, c, sizeof c);
+    printf("node: %s RAM, %.0f %s daemon%s, headroom %.0f%%: budget %s, %s %s RSS per daemon\n",
+           a, pc->daemons, daemon, pc->daemons > 1 ? "s" : "", headroom * 100, b, c, q_name(pc->q));
+    if (rp->first < 0) {
+        printf("%s\n", rp->verdict);
+        if (rp->caveat[0])
+            printf("%s\n", rp->caveat);
+        return;
+    }
+    fmt_bytes(rp->limit, a, sizeof a);
+    if (!strcmp(rp->outcome, "workload-bound"))
+        printf("bounded by the workload: %s=%s and any larger value is safe\n", pc->limit_key, a);
+    else
+        printf("%s %s=%s\n", !strcmp(rp->outcome, "fits") || !strcmp(rp->outcome, "does-not-fit")
+                                 ? "asked about" : "largest safe",
+               pc->limit_key, a);
+    char r50[48], r99[48], rpk[48];
+    spread(pc, rp->first, Q_P50, &lo, &hi, &worst);
+    fmt_range(lo, hi, r50, sizeof r50);
+    fmt_bytes(hi, b, sizeof b);
+    spread(pc, rp->first, Q_P99, &lo, &hi, &worst);
+    fmt_range(lo, hi, r99, sizeof r99);
+    fmt_bytes(hi, d, sizeof d);
+    spread(pc, rp->first, Q_PEAK, &lo, &hi, &worst);
+    fmt_range(lo, hi, rpk, sizeof rpk);
+    fmt_bytes(hi, f, sizeof f);
+    if (pc->nseeds > 1)
+        printf("predicted RSS per daemon (min-max over %d seeds): p50 %s  p99 %s  peak %s\n",
+               pc->nseeds, r50, r99, rpk);
+    else
+        printf("predicted RSS per daemon: p50 %s  p99 %s  peak %s\n", b, d, f);
+    spread(pc, rp->first, pc->q, &lo, &hi, &worst);
+    w = &pc->evals[worst];
+    fmt_bytes(w->rss_steady, a, sizeof a);
+    printf("steady RSS %s (run %lld, seed %llu) = ", a, (long long)w->run_id,
+           (unsigned long long)w->seed);
+    static const char *const part_names[4] = { "accounted", "untracked", "allocator overhead",
+                                               "base" };
+    for (int i = 0; i < 4; i++) {
+        fmt_bytes(w->parts[i], a, sizeof a);
+        printf("%s%s %s", i ? " + " : "", a, part_names[i]);
+    }
+    printf("\n");
+    printf("%s RSS / limit at it: %.2f\n", q_name(pc->q), hi / rp->limit);
+    if (rp->rule_factor > 0) {
+        double rl = pc->budget / pc->daemons / rp->rule_factor;
+        fmt_bytes(rl, a, sizeof a);
+        printf("rule of thumb: %s\n  gives %s=%s", rp->rule, pc->limit_key, a);
+        if (rp->rule_hi > 0) {
+            fmt_bytes(pc->budget / pc->daemons / rp->rule_hi, b, sizeof b);
+            printf(" (%s with 15%% over)", b);
+        }
+        if (!strcmp(rp->outcome, "found") || !strcmp(rp->outcome, "at-max"))
+            printf("; rssim's answer is %+.0f%% from it\n", 100 * (rp->limit / rl - 1));
+        else
+            printf("\n");
+    } else {
+        printf("rule of thumb: none published for the %s daemon\n", daemon);
+    }
+    printf("%s\n", rp->verdict);
+    if (rp->caveat[0])
+        printf("%s\n", rp->caveat);
+    printf("evaluations: %d runs (%d replayed, %d reused); plan %lld in %s\n", pc->nevals,
+           pc->replayed, pc->reused, (long long)pc->plan_id, pc->db);
+}
+
+static json_t *bytes_spread(const plan_ctx *pc, int first, quantile q)
+{
+    double lo, hi;
+    int worst;
+    spread(pc, first, q, &lo, &hi, &worst);
+    return json_pack("{s:f,s:f}", "min_bytes", lo, "max_bytes", hi);
+}
+
+static int print_json(const plan_ctx *pc, const report *rp, double ram, double headroom,
+                      const char *daemon, const char *preset, const char *workload)
+{
+    json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:s,s:i,s:s,s:s}", "plan_id",
+                          (json_int_t)pc->plan_id, "preset", preset, "workload", workload,
+                          "daemon", daemon, "limit_key", pc->limit_key, "ram_bytes", ram,
+                          "daemons", pc->daemons, "headroom", headroom, "quantile",
+                          q_name(pc->q), "seeds", pc->nseeds, "outcome", rp->outcome, "verdict",
+                          rp->verdict);
+    if (!o)
+        return -1;
+    json_object_set_new(o, "budget_bytes", json_real(pc->budget));
+    if (rp->first >= 0) {
+        double lo, hi;
+        int worst;
+        json_object_set_new(o, "limit_bytes", json_real(rp->limit));
+        json_t *rss = json_pack("{s:o,s:o,s:o}", "p50", bytes_spread(pc, rp->first, Q_P50), "p99",
+                                bytes_spread(pc, rp->first, Q_P99), "peak",
+                                bytes_spread(pc, rp->first, Q_PEAK));
+        json_object_set_new(o, "rss_per_daemon", rss);
+        spread(pc, rp->first, pc->q, &lo, &hi, &worst);
+        const seed_eval *w = &pc->evals[worst];
+        json_object_set_new(o, "parts", json_pack("{s:I,s:I,s:f,s:f,s:f,s:f,s:f}", "run_id",
+                                                  (json_int_t)w->run_id, "seed",
+                                                  (json_int_t)w->seed, "rss_steady_bytes",
+                                                  w->rss_steady, "accounted_bytes", w->parts[0],
+                                                  "untracked_bytes", w->parts[1],
+                                                  "allocator_overhead_bytes", w->parts[2],
+                                                  "base_bytes", w->parts[3]));
+        json_object_set_new(o, "rss_over_limit", json_real(hi / rp->limit));
+    } else {
+        json_object_set_new(o, "limit_bytes", json_null());
+    }
+    if (rp->rule_factor > 0)
+        json_object_set_new(o, "rule_of_thumb",
+                            json_pack("{s:s,s:f,s:f}", "text", rp->rule, "rss_over_limit",
+                                      rp->rule_factor, "limit_bytes",
+                                      pc->budget / pc->daemons / rp->rule_factor));
+    else
+        json_object_set_new(o, "rule_of_thumb", json_null());
+    json_object_set_new(o, "caveat", rp->caveat[0] ? json_string(rp->caveat) : json_null());
+    json_t *evs = json_array();
+    for (int i = 0; i < pc->nevals; i++) {
+        const seed_eval *e = &pc->evals[i];
+        json_array_append_new(evs, json_pack("{s:f,s:I,s:I,s:b,s:f,s:f,s:f}", "limit_bytes",
+                                             e->limit, "seed", (json_int_t)e->seed, "run_id",
+                                             (json_int_t)e->run_id, "reused", e->reused,
+                                             "rss_p50_bytes", e->p50, "rss_p99_bytes", e->p99,
+                                             "rss_peak_bytes", e->peak));
+    }
+    json_object_set_new(o, "evaluations", evs);
+    json_object_set_new(o, "replayed", json_integer(pc->replayed));
+    json_object_set_new(o, "reused", json_integer(pc->reused));
+    int rc = json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(o);
+    return rc;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+int cmd_plan(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "preset", required_argument, NULL, 'p' },   { "workload", required_argument, NULL, 'w' },
+        { "ram", required_argument, NULL, 'r' },      { "daemons", required_argument, NULL, 'n' },
+        { "headroom", required_argument, NULL, 'H' }, { "quantile", required_argument, NULL, 'q' },
+        { "seeds", required_argument, NULL, 'k' },    { "limit", required_argument, NULL, 'l' },
+        { "cgroup-limit", required_argument, NULL, 'C' },
+        { "cgroup-ratio", required_argument, NULL, 'R' },
+        { "tol", required_argument, NULL, 't' },      { "set", required_argument, NULL, 's' },
+        { "db", required_argument, NULL, 'd' },       { "json", no_argument, NULL, 'J' },
+        { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
+    };
+    const char *preset = NULL, *workload = NULL, *ram_s = NULL, *limit_s = NULL, *cg_s = NULL;
+    char *sets[MAX_SETS];
+    int nsets = 0, c, json = 0, status = 0, rc = 0;
+    double headroom = 0.10, tol = 0.01, cg_ratio = 0.8;
+    int64_t daemons = 1, seeds = 1;
+    quantile q = Q_P99;
+    static plan_ctx pc; /* large (the K trace paths): not on the stack */
+
+    memset(&pc, 0, sizeof pc);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "p:w:r:n:q:k:l:s:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p': preset = optarg; break;
+        case 'w': workload = optarg; break;
+        case 'r': ram_s = optarg; break;
+        case 'n':
+            if (rs_parse_int(optarg, &daemons) || daemons < 1 || daemons > 100000)
+                return rs_cli_usage_error("plan", "--daemons: expected 1..100000, got '%s'", optarg);
+            break;
+        case 'H':
+            if (parse_fraction(optarg, &headroom) || headroom < 0 || headroom >= 1)
+                return rs_cli_usage_error("plan", "--headroom: expected 0%% .. below 100%%, got '%s'",
+                                          optarg);
+            break;
+        case 'q':
+            if (parse_quantile(optarg, &q))
+                return rs_cli_usage_error("plan", "--quantile: expected p50, 0.99 or peak, got '%s'",
+                                          optarg);
+            break;
+        case 'k':
+            if (rs_parse_int(optarg, &seeds) || seeds < 1 || seeds > MAX_SEEDS)
+                return rs_cli_usage_error("plan", "--seeds: expected 1..%d, got '%s'", MAX_SEEDS,
+                                          optarg);
+            break;
+        case 'l': limit_s = optarg; break;
+        case 'C': cg_s = optarg; break;
+        case 'R':
+            if (parse_fraction(optarg, &cg_ratio) || !(cg_ratio > 0) || cg_ratio > 1)
+                return rs_cli_usage_error("plan", "--cgroup-ratio: expected 0 < R <= 1, got '%s'",
+                                          optarg);
+            break;
+        case 't':
+            if (parse_fraction(optarg, &tol) || !(tol > 0) || tol >= 1)
+                return rs_cli_usage_error("plan", "--tol: expected 0%% < PCT < 100%%, got '%s'",
+                                          optarg);
+            break;
+        case 's':
+            if (nsets == MAX_SETS)
+                return rs_cli_usage_error("plan", "more than %d --set options", MAX_SETS);
+            sets[nsets++] = optarg;
+            break;
+        case 'd': pc.db = optarg; break;
+        case 'J': json = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc)
+        return rs_cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
+    if (!preset || !workload || !ram_s)
+        return rs_cli_usage_error("plan", "--preset, --workload and --ram are required");
+    uint64_t ram = 0, limit_asked = 0, cg = 0;
+    if (rs_parse_size(ram_s, &ram) || ram == 0)
+        return rs_cli_usage_error("plan", "--ram: expected a size such as 64G, got '%s'", ram_s);
+    if (limit_s && (rs_parse_size(limit_s, &limit_asked) || limit_asked == 0))
+        return rs_cli_usage_error("plan", "--limit: expected a size such as 4G, got '%s'", limit_s);
+    if (cg_s && (rs_parse_size(cg_s, &cg) || cg == 0))
+        return rs_cli_usage_error("plan", "--cgroup-limit: expected a size such as 8G, got '%s'",
+                                  cg_s);
+    if (limit_s && cg_s)
+        return rs_cli_usage_error("plan", "--limit and --cgroup-limit: give one (the cgroup limit "
+                                  "sets the limit)");
+    if (!pc.db)
+        pc.db = rs_cli_default_db();
+
+    rs_err err = { 0 };
+    rs_config *base = NULL;
+    const void *dops;
+    const rs_daemon_ops *daemon;
+    report rp = { .first = -1 };
+
+    if ((rc = rs_cli_build_config(preset, sets, nsets, &base, &err)))
+        goto fail;
+    if ((rc = rs_registry_get(&rs_reg_daemon, rs_config_string(base, "daemon"), &dops, &err)))
+        goto fail;
+    daemon = dops;
+    if (!daemon->limit_key) {
+        rc = rs_fail(&err, RS_EINPUT, "--preset '%s': daemon '%s' has no memory limit key to plan "
+                     "(plan needs kv, mds or osd)", preset, daemon->name);
+        goto fail;
+    }
+    if (cg_s && strcmp(daemon->name, "osd") != 0) {
+        rc = rs_fail(&err, RS_EINPUT, "--cgroup-limit: only for osd (osd_memory_target_cgroup_"
+                     "limit_ratio); preset '%s' is daemon '%s'", preset, daemon->name);
+        goto fail;
+    }
+    double per_daemon = (double)ram / (double)daemons;
+    if (per_daemon < 2 * MiB) {
+        rc = rs_fail(&err, RS_EINPUT, "--ram %s / --daemons %lld: %.2f MiB per daemon leaves no "
+                     "range of limits to search", ram_s, (long long)daemons, per_daemon / MiB);
+        goto fail;
+    }
+    pc.preset = preset;
+    pc.limit_key = daemon->limit_key;
+    pc.base = base;
+    pc.nseeds = (int)seeds;
+    pc.daemons = (double)daemons;
+    pc.budget = (double)ram * (1 - headroom);
+    pc.q = q;
+    pc.cgroup_bytes = (double)cg;
+    if (!strncmp(workload, "gen:", 4)) {
+        if ((rc = gen_traces(&pc, workload, &err)))
+            goto fail;
+    } else {
+        pc.trace_seeds = 1;
+        snprintf(pc.traces[0], sizeof pc.traces[0], "%s", workload);
+        if ((rc = rs_cli_check_input(workload, &err)) ||
+            (rc = rs_file_sha256(workload, pc.shas[0], &err))) {
+            rs_err_prefix(&err, "--workload");
+            goto fail;
+        }
+    }
+    rule_for(daemon->name, base, &rp);
+    if ((rc = rs_cli_mkdir_parent(pc.db, &err)) || (rc = rs_store_open(&pc.st, pc.db, &err)))
+        goto fail;
+    rs_plan_meta pm = {
+        .preset = preset, .workload = workload, .limit_key = pc.limit_key, .quantile = q_name(q),
+        .ram_bytes = (int64_t)ram, .daemons = daemons, .seeds = seeds, .headroom = headroom,
+        .tol_rel = tol, .rule_factor = rp.rule_factor,
+    };
+    if ((rc = rs_store_plan_begin(pc.st, &pm, &pc.plan_id, &err)))
+        goto fail;
+
+    char a[32], b[32], c2[32];
+    if (limit_s || cg_s) {
+        /* predict at one limit */
+        double L = limit_s ? (double)limit_asked : floor(cg_ratio * (double)cg);
+        rs_plan_eval ev;
+        if ((rc = plan_fn(L, &pc, &ev, &err)))
+            goto fail;
+        rp.first = pc.nevals - pc.nseeds;
+        rp.limit = L;
+        double lo, hi, plo, phi;
+        int worst, pw;
+        spread(&pc, rp.first, q, &lo, &hi, &worst);
+        spread(&pc, rp.first, Q_PEAK, &plo, &phi, &pw);
+        int fits = ev.need_bytes <= pc.budget && (!cg || phi <= (double)cg);
+        rp.outcome = fits ? "fits" : "does-not-fit";
+        fmt_bytes(L, a, sizeof a);
+        fmt_bytes(ev.need_bytes, b, sizeof b);
+        fmt_bytes((double)ram, c2, sizeof c2);
+        int n = snprintf(rp.verdict, sizeof rp.verdict, "%s: %lld %s at %s=%s need %s (%s) of %s "
+                         "with %.0f%% headroom", fits ? "fits" : "does NOT fit", (long long)daemons,
+                         daemon->name, pc.limit_key, a, b, q_name(q), c2, headroom * 100);
+        if (cg && n > 0 && (size_t)n < sizeof rp.verdict) {
+            fmt_bytes((double)cg, a, sizeof a);
+            fmt_bytes(phi, b, sizeof b);
+            snprintf(rp.verdict + n, sizeof rp.verdict - (size_t)n,
+                     "; target = %.2f x cgroup limit %s; peak %s %s it%s", cg_ratio, a, b,
+                     phi <= (double)cg ? "stays under" : "EXCEEDS",
+                     phi <= (double)cg ? "" : " (the pod would be OOM-killed)");
+        }
+        status = fits ? 0 : 3;
+    } else {
+        rs_plan_opts po = {
+            .budget_bytes = pc.budget, .lo_bytes = per_daemon / 8, .hi_bytes = per_daemon,
+            .min_bytes = MiB, .max_bytes = 4 * per_daemon, .tol_rel = tol, .tol_min_bytes = MiB,
+            .quantum_bytes = MiB, .fill_ratio = 0.5, .max_evals = 40,
+        };
+        if (po.lo_bytes < po.min_bytes)
+            po.lo_bytes = po.min_bytes;
+        rs_plan_result pr;
+        if ((rc = rs_plan_search(plan_fn, &pc, &po, &pr, &err)))
+            goto fail;
+        fmt_bytes((double)ram, c2, sizeof c2);
+        if (pr.outcome == RS_PLAN_INFEASIBLE) {
+            double smallest = INFINITY;
+            for (int i = 0; i < pc.nevals; i++)
+                if (q_of(q, &pc.evals[i]) < smallest)
+                    smallest = q_of(q, &pc.evals[i]);
+            fmt_bytes(MiB, a, sizeof a);
+            fmt_bytes(smallest, b, sizeof b);
+            rp.outcome = "infeasible";
+            snprintf(rp.verdict, sizeof rp.verdict,
+                     "--ram %s: too small: even %s=%s needs more than the budget; the smallest "
+                     "%s RSS found is %s per daemon, x %lld = %.1f MiB", ram_s, pc.limit_key, a,
+                     q_name(q), b, (long long)daemons, smallest * (double)daemons / MiB);
+            status = 2;
+        } else {
+            /* the evaluations at the answer */
+            for (int i = 0; i < pc.nevals; i++)
+                if (pc.evals[i].limit == pr.limit_bytes) {
+                    rp.first = i;
+                    break;
+                }
+            rp.limit = pr.limit_bytes;
+            double lo, hi;
+            int worst;
+            spread(&pc, rp.first, q, &lo, &hi, &worst);
+            fmt_bytes(rp.limit, a, sizeof a);
+            fmt_bytes(hi * (double)daemons, b, sizeof b);
+            if (pr.outcome == RS_PLAN_WORKLOAD_BOUND) {
+                rp.outcome = "workload-bound";
+                fmt_bytes(pc.evals[worst].acc_peak, c2, sizeof c2);
+                snprintf(rp.verdict, sizeof rp.verdict,
+                         "--workload: the answer is bounded by the workload, not the limit: at "
+                         "%s=%s the cache never fills (accounted peak %s); %lld %s need %s (%s) "
+                         "whatever the limit above that", pc.limit_key, a, c2, (long long)daemons,
+                         daemon->name, b, q_name(q));
+                status = 2;
+            } else {
+                rp.outcome = pr.outcome == RS_PLAN_AT_MAX ? "at-max" : "found";
+                char t[32], u[32], r2[32];
+                fmt_bytes(pr.tol_bytes, t, sizeof t);
+                fmt_bytes(pr.unsafe_bytes, u, sizeof u);
+                fmt_bytes((double)ram, r2, sizeof r2);
+                snprintf(rp.verdict, sizeof rp.verdict,
+                         "safe: %lld %s at %s=%s, %s %s of %s (%.0f%% headroom)%s%s%s%s",
+                         (long long)daemons, daemon->name, pc.limit_key, a, q_name(q), b, r2,
+                         headroom * 100,
+                         pr.outcome == RS_PLAN_AT_MAX ? "; the top of the searched range" : "; ",
+                         pr.outcome == RS_PLAN_AT_MAX ? "" : u,
+                         pr.outcome == RS_PLAN_AT_MAX ? "" : " is not (tolerance ",
+                         pr.outcome == RS_PLAN_AT_MAX ? "" : t);
+                size_t n = strlen(rp.verdict);
+                if (pr.outcome != RS_PLAN_AT_MAX && n + 2 < sizeof rp.verdict)
+                    snprintf(rp.verdict + n, sizeof rp.verdict - n, ")");
+            }
+        }
+    }
+    if ((rc = rs_store_plan_finish(pc.st, pc.plan_id, "done", rp.outcome,
+                                   (int64_t)llround(rp.limit), rp.verdict, &err)))
+        goto fail;
+    if (json) {
+        if (print_json(&pc, &rp, (double)ram, headroom, daemon->name, preset, workload)) {
+            rc = rs_fail(&err, RS_EIO, "cannot write JSON");
+            goto fail;
+        }
+    } else {
+        print_text(&pc, &rp, (double)ram, headroom, daemon->name);
+    }
+    if (status == 2)
+        fprintf(stderr, "rssim plan: %s\n", rp.verdict);
+    goto out;
+fail:
+    if (pc.st && pc.plan_id) {
+        rs_err ignored = { 0 };
+        rs_store_plan_finish(pc.st, pc.plan_id, "failed", NULL, 0, err.msg, &ignored);
+    }
+    status = rs_cli_report(&err);
+out:
+    free(pc.evals);
+    rs_store_close(pc.st);
+    rs_config_free(base);
+    return status;
+}

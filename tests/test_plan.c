@@ -1,0 +1,125 @@
+/* test_plan.c — the plan search on synthetic responses whose answer is
+ * known: a smooth monotone need (RSS = 1.3 x limit + base, 4 daemons), a
+ * staircase (jumps, as simulated RSS has), an infeasible budget, a workload
+ * that never fills the cache, the top of the range being safe, bad options
+ * and an error raised by f half-way. */
+#include <math.h>
+
+#include "check.h"
+#include "sim/plan.h"
+
+#define MiB 1048576.0
+#define GiB 1073741824.0
+
+typedef struct synth {
+    double slope, base, daemons; /* need = daemons x (slope x limit + base) */
+    double step;                 /* > 0: limit rounded up to a multiple of step first */
+    double fill_cap;             /* > 0: accounted peak is min(limit, fill_cap) */
+    int calls, fail_at;
+} synth;
+
+static int need(double limit, void *ctx, rs_plan_eval *r_ev, rs_err *err)
+{
+    synth *s = ctx;
+    if (++s->calls == s->fail_at)
+        return rs_fail(err, RS_EINPUT, "run %d failed", s->calls);
+    double l = s->step > 0 ? ceil(limit / s->step) * s->step : limit;
+    double acc = s->fill_cap > 0 && s->fill_cap < l ? s->fill_cap : l;
+    r_ev->need_bytes = s->daemons * (s->slope * acc + s->base);
+    r_ev->accounted_peak_bytes = acc;
+    return 0;
+}
+
+static rs_plan_opts opts_for(double budget, double daemons)
+{
+    return (rs_plan_opts){
+        .budget_bytes = budget, .lo_bytes = budget / daemons / 8, .hi_bytes = budget / daemons,
+        .min_bytes = MiB, .max_bytes = 64 * budget, .tol_rel = 0.01, .tol_min_bytes = MiB,
+        .quantum_bytes = MiB, .fill_ratio = 0.5, .max_evals = 60,
+    };
+}
+
+static void test_smooth(void)
+{
+    synth s = { .slope = 1.3, .base = 256 * MiB, .daemons = 4 };
+    rs_plan_opts o = opts_for(0.9 * 64 * GiB, 4);
+    rs_plan_result r;
+    rs_err err = { 0 };
+    double exact = (o.budget_bytes / 4 - s.base) / 1.3;
+
+    CHECK_MSG(rs_plan_search(need, &s, &o, &r, &err) == 0, "%s", err.msg);
+    CHECK(r.outcome == RS_PLAN_FOUND && r.converged);
+    CHECK_MSG(r.limit_bytes <= exact && exact - r.limit_bytes <= r.tol_bytes + MiB,
+              "limit %.0f exact %.0f tol %.0f", r.limit_bytes, exact, r.tol_bytes);
+    CHECK(r.unsafe_bytes > exact && r.unsafe_bytes - r.limit_bytes <= r.tol_bytes + MiB);
+    CHECK(r.need_bytes <= o.budget_bytes);
+    CHECK(fmod(r.limit_bytes, MiB) == 0);
+    CHECK_MSG(r.evaluations == s.calls && r.evaluations <= 20, "%d evaluations", r.evaluations);
+}
+
+static void test_staircase(void)
+{
+    synth s = { .slope = 1.5, .base = 0, .daemons = 1, .step = 100 * MiB };
+    rs_plan_opts o = opts_for(1000 * MiB, 1);
+    rs_plan_result r;
+    rs_err err = { 0 };
+
+    /* need = 1.5 x ceil(l / 100M) x 100M <= 1000M: l <= 600M exactly */
+    CHECK_MSG(rs_plan_search(need, &s, &o, &r, &err) == 0, "%s", err.msg);
+    CHECK(r.outcome == RS_PLAN_FOUND && r.converged);
+    CHECK_MSG(r.limit_bytes <= 600 * MiB && 600 * MiB - r.limit_bytes <= r.tol_bytes,
+              "limit %.0f MiB", r.limit_bytes / MiB);
+}
+
+static void test_infeasible_and_workload_bound(void)
+{
+    synth s = { .slope = 1.2, .base = 2 * GiB, .daemons = 8 };
+    rs_plan_opts o = opts_for(8 * GiB, 8); /* base alone needs 16 GiB */
+    rs_plan_result r;
+    rs_err err = { 0 };
+
+    CHECK(rs_plan_search(need, &s, &o, &r, &err) == 0);
+    CHECK(r.outcome == RS_PLAN_INFEASIBLE && r.limit_bytes == 0);
+    CHECK(r.need_bytes > o.budget_bytes && r.need_bytes >= 16 * GiB);
+
+    synth w = { .slope = 1.2, .base = 0, .daemons = 2, .fill_cap = 100 * MiB };
+    o = opts_for(16 * GiB, 2);
+    CHECK(rs_plan_search(need, &w, &o, &r, &err) == 0);
+    CHECK(r.outcome == RS_PLAN_WORKLOAD_BOUND && r.limit_bytes >= 100 * MiB);
+    CHECK(r.need_bytes <= o.budget_bytes);
+
+    synth t = { .slope = 0.5, .base = 0, .daemons = 1 };
+    o = opts_for(GiB, 1);
+    o.max_bytes = 2 * GiB; /* 2 GiB x 0.5 fits exactly */
+    CHECK(rs_plan_search(need, &t, &o, &r, &err) == 0);
+    CHECK(r.outcome == RS_PLAN_AT_MAX && r.limit_bytes == 2 * GiB);
+}
+
+static void test_errors(void)
+{
+    synth s = { .slope = 1.3, .base = 0, .daemons = 1, .fail_at = 3 };
+    rs_plan_opts o = opts_for(GiB, 1);
+    rs_plan_result r;
+    rs_err err = { 0 };
+
+    CHECK(rs_plan_search(need, &s, &o, &r, &err) == RS_EINPUT);
+    CHECK(s.calls == 3 && r.evaluations == 2);
+    o.hi_bytes = o.lo_bytes;
+    CHECK(rs_plan_search(need, &s, &o, &r, &err) == RS_EINPUT);
+    o = opts_for(GiB, 1);
+    o.budget_bytes = 0;
+    CHECK(rs_plan_search(need, &s, &o, &r, &err) == RS_EINPUT);
+    o = opts_for(GiB, 1);
+    o.max_evals = 4; /* not enough for 1 % of 1 GiB from [128M, 1G] */
+    synth u = { .slope = 1.3, .daemons = 1 };
+    CHECK(rs_plan_search(need, &u, &o, &r, &err) == RS_EINPUT);
+}
+
+int main(void)
+{
+    test_smooth();
+    test_staircase();
+    test_infeasible_and_workload_bound();
+    test_errors();
+    return check_done();
+}
