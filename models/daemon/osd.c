@@ -15,20 +15,12 @@
  * (bluestore_cache_other); a buffer is Buffer (96 B, cache_other) + its data
  * (cache_data, at the requested length); a warm_out ghost keeps only Buffer.
  *
- * When to trim is the `trim` key, done here because BlueStore's trimming is
- * per shard and mixes a count limit with a byte limit, which the one-target
- * rs_trim interface cannot say:
- *   periodic   Luminous MempoolThread: trim every shard in turn to
- *              (meta+data ratio)·cache/shards, buffers first (Cache::trim
- *              at 50eb2108bd), then sleep bluestore_cache_trim_interval;
- *   on-insert  Octopus trim-on-add: a shard trims right after an insert to
- *              its own max; every trim interval _resize_shards recomputes the
- *              per-shard max from bytes_per_onode;
- *   autotune   on-insert plus PriorityCache (models/trim/pcache.h): tune the
- *              budget every osd_memory_cache_resize_interval from the
- *              allocator's mapped bytes (+ the heap-allocated base), balance
- *              every bluestore_cache_autotune_interval; without tcmalloc only
- *              the Manager constructor's single tune runs (no feedback).
+ * When to trim is the trim slot's policy (models/trim/bluestore.c): the
+ * daemon hands it a sharded target (RS_TRIM_SHARDS, trim.h) — per shard the
+ * onode LRU by count and the buffer 2Q by bytes, each trimmed on its own,
+ * the shard's lock for a background pass, the totals — and calls it after
+ * each insert (trim-on-add) and when an op starts (the MempoolThread sleeps
+ * while the OSD is idle).  It never names the policy.
  *
  * Service (design.md §5.2): an op goes to op shard hash(object) mod
  * osd_op_num_shards, queues FIFO for one of its osd_op_num_threads_per_shard
@@ -62,7 +54,6 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
-#include "../trim/pcache.h"
 #include "daemon.h"
 
 #define NONE UINT32_MAX
@@ -71,9 +62,11 @@
 #define HIST_SUB 128u /* sub-buckets per power of two */
 #define HIST_N (64u * HIST_SUB)
 #define CLOG_N 4096u /* completion-time log entries (every stride-th completion) */
+#define OSD_MEMORY_TARGET_DEFAULT (4ull << 30) /* osd_memory_target's default (v15) */
+
+enum { SLOT_TRIM }; /* index in slots[] and env->parts[] */
 
 enum { L_NONE, L_ONODE, L_WARM_IN, L_HOT, L_WARM_OUT, L__N };
-enum { MODE_PERIODIC, MODE_ON_ADD, MODE_AUTOTUNE };
 enum { ONODE_BYTES = 616, BUFFER_BYTES = 96 }; /* sizeof, v15.2.5 (facts §3.3) */
 
 typedef struct obj {
@@ -94,8 +87,6 @@ typedef struct qlist {
 
 typedef struct cshard {
     qlist l[L__N];             /* per list; bytes = data bytes (buffers) */
-    uint64_t max_onodes;       /* on-add modes: _resize_shards' per-shard max */
-    uint64_t max_buffer_bytes;
     uint64_t lock_from_ns, lock_until_ns; /* a trim holds the shard lock then */
 } cshard;
 
@@ -127,7 +118,9 @@ typedef struct job {
 typedef struct osd {
     rs_engine *eng;
     rs_alloc *alloc;
-    int mode, tcmalloc;
+    rs_trim trim_policy;     /* the trim slot's policy, over target */
+    rs_trim_target target;
+    void (*after_shard_insert)(void *state, uint32_t shard, int items, uint64_t now_ns);
     /* objects */
     obj *objs;
     uint32_t nobjs, cap, free_head;
@@ -137,15 +130,13 @@ typedef struct osd {
     uint64_t accounted_bytes, meta_bytes, data_bytes, n_onodes, n_buffers;
     uint64_t accounted_peak_bytes, items_peak_count;
     /* configuration */
-    uint64_t cache_bytes, extra_bytes, max_skip_pinned;
-    double meta_ratio, kv_ratio, data_ratio, kin_ratio, kout_ratio;
+    uint64_t extra_bytes, max_skip_pinned;
+    double kin_ratio, kout_ratio;
     int buffered_read, buffered_write, strict;
-    uint64_t trim_interval_ns, fixed_ns, per_item_ns;
+    uint64_t per_item_ns;
     uint64_t read_cost_ns, write_cost_ns, read_rand_ns, write_rand_ns, cost_per_mib_ns, dev_rand_ns, dev_seq_ns,
         dev_write_ns, dev_read_bw, dev_write_bw, client_ns;
     uint64_t base_bytes, heap_base_bytes;
-    rs_pcache pc;
-    uint64_t meta_alloc, data_alloc, resize_ns, balance_ns, next_resize_ns, next_balance_ns;
     /* service */
     oshard *os;
     uint32_t nos, threads;
@@ -156,7 +147,6 @@ typedef struct osd {
     uint64_t dev_busy_ns;
     uint32_t timer_thread, cur_thread;
     uint64_t inflight;    /* ops issued and not complete */
-    int mempool_armed;    /* periodic: a MempoolThread pass is scheduled */
     /* clients */
     job *jobs;
     rs_rec *pool;          /* closed loop: records waiting for their job's slot */
@@ -168,7 +158,6 @@ typedef struct osd {
     rs_trim_stats trim;
     uint64_t trim_lock_ns, ops_done, bytes_done, first_issue_ns, last_done_ns, skipped;
     uint64_t reads, writes, buf_hits, onode_hits, lat_sum_ns;
-    uint64_t shard_excess_peak_bytes; /* on-add modes: buffer bytes over a shard's max, at worst */
     uint64_t hist[HIST_N];
     uint64_t clog[CLOG_N]; /* time of completion k*stride, k = 1.. */
     uint64_t clog_stride;
@@ -177,23 +166,10 @@ typedef struct osd {
 
 static const rs_param params[] = {
     { .key = "osd_memory_base", .type = RS_PT_SIZE, .def = "768M",
-      .doc = "estimate of the OSD's memory outside its caches (768 MiB): resident base, and "
-             "autotune's floor" },
+      .doc = "estimate of the OSD's memory outside its caches (768 MiB): resident base (and "
+             "bluestore-autotune's floor)" },
     { .key = "strict", .type = RS_PT_BOOL, .def = "false",
       .doc = "a record the osd cannot apply stops the run with FILE:LINE instead of being counted" },
-    { .key = "bluestore_cache_size", .type = RS_PT_SIZE, .def = "3G",
-      .doc = "BlueStore cache size (bluestore_cache_size_ssd 3 GiB; _hdd 1 GiB); on-insert and periodic trims" },
-    { .key = "bluestore_cache_meta_ratio", .type = RS_PT_DOUBLE, .def = "0.01",
-      .doc = "onode share of the cache (Luminous 0.01, v15 0.4, current 0.45)",
-      .range = "[0, 1]" },
-    { .key = "bluestore_cache_kv_ratio", .type = RS_PT_DOUBLE, .def = "0.99",
-      .doc = "RocksDB block-cache share (Luminous 0.99, v15 0.4, current 0.45); data = 1 - meta - kv",
-      .range = "[0, 1]" },
-    { .key = "bluestore_cache_kv_max", .type = RS_PT_SIZE, .def = "512M",
-      .doc = "Luminous cap on the kv share, the excess going to meta (0 = no cap, v15+)" },
-    { .key = "bluestore_cache_trim_interval", .type = RS_PT_DURATION, .def = "50ms",
-      .doc = "MempoolThread period: trim (periodic) or resize shards (on-insert, autotune); 200ms before PR 20498",
-      .range = "(0, )" },
     { .key = "bluestore_cache_trim_max_skip_pinned", .type = RS_PT_INT, .def = "64",
       .doc = "pinned onodes an onode trim skips before it gives up (64; 1000 since PR 40732)",
       .range = "[0, 1000000000]" },
@@ -247,8 +223,6 @@ static const rs_param params[] = {
       .range = "(0, )" },
     { .key = "osd_client_latency", .type = RS_PT_DURATION, .def = "200us",
       .doc = "client and network time of an op outside the OSD" },
-    { .key = "osd_trim_cost_fixed", .type = RS_PT_DURATION, .def = "11ms",
-      .doc = "shard-lock time of one MempoolThread trim of a shard, whatever it frees (fitted on PR 20498's 8K_randread)" },
     { .key = "osd_trim_cost_per_item", .type = RS_PT_DURATION, .def = "300ns",
       .doc = "shard-lock time per onode or buffer a trim evicts" },
     { .key = "client_iodepth", .type = RS_PT_INT, .def = "0",
@@ -503,35 +477,6 @@ static uint64_t onodes_trim_to(osd *o, cshard *c, uint64_t max)
     return items;
 }
 
-static uint64_t bytes_per_onode(const osd *o)
-{
-    uint64_t n = o->n_onodes < 2 ? 2 : o->n_onodes;
-    uint64_t b = o->meta_bytes / n;
-    return b ? b : 1;
-}
-
-/* Luminous Cache::trim(shard_target, meta_ratio, data_ratio, bytes_per_onode). */
-static uint64_t luminous_trim_shard(osd *o, cshard *c, uint64_t target, uint64_t bpo)
-{
-    uint64_t cur_meta = c->l[L_ONODE].count * bpo;
-    uint64_t cur_buf = c->l[L_WARM_IN].bytes + c->l[L_HOT].bytes, cur = cur_meta + cur_buf;
-    uint64_t t_meta = (uint64_t)((double)target * o->meta_ratio);
-    uint64_t t_buf = (uint64_t)((double)target * o->data_ratio);
-    if (t_meta > target)
-        t_meta = target;
-    if (t_buf > target - t_meta)
-        t_buf = target - t_meta;
-    if (cur <= target)
-        return 0;
-    uint64_t need = cur - target, free_buf = 0;
-    if (cur_buf > t_buf)
-        free_buf = cur_buf - t_buf < need ? cur_buf - t_buf : need;
-    uint64_t free_meta = need - free_buf;
-    uint64_t max_buf = cur_buf - free_buf, max_meta = cur_meta - free_meta;
-    uint64_t items = buffers_trim_to(o, c, max_buf);
-    return items + onodes_trim_to(o, c, max_meta / bpo);
-}
-
 /* Hold cache shard c's lock for ns from start_ns (later holds extend it). */
 static void shard_lock(osd *o, cshard *c, uint64_t start_ns, uint64_t ns)
 {
@@ -544,105 +489,88 @@ static void shard_lock(osd *o, cshard *c, uint64_t start_ns, uint64_t ns)
     o->trim_lock_ns += ns;
 }
 
-/* The Luminous MempoolThread: one pass over every shard, each under its
- * lock, then cond.WaitInterval(bluestore_cache_trim_interval): the next
- * pass starts an interval after this one ends.  The thread is simulated
- * while the OSD has ops in flight (a one-shot chain, so a run still ends)
- * and restarts with the next op after an idle spell. */
-static void on_mempool_trim(void *ctx, uint64_t now_ns)
+/* ---- the trim policy's target (RS_TRIM_SHARDS, trim.h) ---- */
+
+static void tgt_usage(void *ctx, rs_trim_usage *r)
+{
+    const osd *o = ctx;
+    *r = (rs_trim_usage){ .items_count = o->n_onodes, .meta_bytes = o->meta_bytes,
+                          .data_bytes = o->data_bytes };
+}
+
+static void tgt_shard_usage(void *ctx, uint32_t shard, uint64_t *r_items, uint64_t *r_bytes)
+{
+    const cshard *c = &((const osd *)ctx)->cs[shard];
+    *r_items = c->l[L_ONODE].count;
+    *r_bytes = c->l[L_WARM_IN].bytes + c->l[L_HOT].bytes;
+}
+
+static uint64_t tgt_shard_trim_bytes(void *ctx, uint32_t shard, uint64_t max_bytes, int background,
+                                     uint64_t *r_bytes)
 {
     osd *o = ctx;
-    uint64_t bpo = bytes_per_onode(o), at = now_ns, total = 0;
-    uint64_t target = (uint64_t)((o->meta_ratio + o->data_ratio) * (double)(o->cache_bytes / o->ncs));
     uint64_t before = o->accounted_bytes;
-    o->cur_thread = o->timer_thread;
-    for (uint32_t i = 0; i < o->ncs; i++) {
-        uint64_t items = luminous_trim_shard(o, &o->cs[i], target, bpo);
-        uint64_t ns = o->fixed_ns + o->per_item_ns * items;
-        shard_lock(o, &o->cs[i], at, ns);
-        at += ns;
-        total += items;
-    }
-    if (total) { /* counted as the sampler counts trims: passes that evicted */
-        o->trim.trims_count++;
-        o->trim.trimmed_items_count += total;
-        o->trim.trimmed_bytes += before - o->accounted_bytes;
-        o->trim.last_trim_ns = now_ns;
-    }
-    o->mempool_armed = o->inflight > 0;
-    if (o->mempool_armed) {
-        rs_err err;
-        if (rs_engine_at(o->eng, at + o->trim_interval_ns, on_mempool_trim, o, &err))
-            rs_engine_abort(o->eng, &err);
-    }
+    if (background)
+        o->cur_thread = o->timer_thread; /* the MempoolThread frees on a thread of its own */
+    uint64_t items = buffers_trim_to(o, &o->cs[shard], max_bytes);
+    *r_bytes += before - o->accounted_bytes;
+    return items;
 }
 
-/* _resize_shards: the per-shard max from the meta/data allocations. */
-static void resize_shards(osd *o)
+static uint64_t tgt_shard_trim_items(void *ctx, uint32_t shard, uint64_t max_items, int background,
+                                     uint64_t *r_bytes)
 {
-    uint64_t bpo = bytes_per_onode(o);
-    for (uint32_t i = 0; i < o->ncs; i++) {
-        o->cs[i].max_onodes = o->meta_alloc / o->ncs / bpo;
-        o->cs[i].max_buffer_bytes = o->data_alloc / o->ncs;
-    }
+    osd *o = ctx;
+    uint64_t before = o->accounted_bytes;
+    if (background)
+        o->cur_thread = o->timer_thread;
+    uint64_t items = onodes_trim_to(o, &o->cs[shard], max_items);
+    *r_bytes += before - o->accounted_bytes;
+    return items;
 }
 
-static uint64_t heap_mapped(const osd *o)
+static uint64_t tgt_shard_hold(void *ctx, uint32_t shard, uint64_t start_ns, uint64_t fixed_ns,
+                               uint64_t items)
 {
-    if (!o->tcmalloc)
-        return 0; /* disabled_heap_profiler: the property reads fail (facts §3.5) */
+    osd *o = ctx;
+    uint64_t ns = fixed_ns + o->per_item_ns * items;
+    shard_lock(o, &o->cs[shard], start_ns, ns);
+    return ns;
+}
+
+static int tgt_busy(void *ctx)
+{
+    return ((const osd *)ctx)->inflight > 0;
+}
+
+static uint64_t tgt_used(void *ctx)
+{
+    return ((const osd *)ctx)->accounted_bytes;
+}
+
+/* The heap's mapped bytes (tcmalloc only), the heap-allocated base included. */
+static uint64_t tgt_mapped(void *ctx)
+{
+    const osd *o = ctx;
     rs_alloc_stats s;
     o->alloc->ops->stats(o->alloc->state, &s);
     return s.mapped_bytes + o->heap_base_bytes;
 }
 
-static void balance(osd *o)
+static void tgt_release(void *ctx, uint64_t now_ns)
 {
-    const double ratio[3] = { o->kv_ratio, o->meta_ratio, o->data_ratio };
-    uint64_t commit[3];
-    /* the RocksDB block cache is not simulated: it is taken to want its
-     * whole ratio share, as a warm block cache does */
-    uint64_t want[3] = { (uint64_t)((double)o->pc.tuned_bytes * o->kv_ratio), o->meta_bytes,
-                         o->data_bytes };
-    rs_pcache_balance(&o->pc, 3, want, ratio, commit);
-    o->meta_alloc = commit[1];
-    o->data_alloc = commit[2];
+    const osd *o = ctx;
+    o->alloc->ops->release(o->alloc->state, now_ns);
 }
 
-/* The v15 MempoolThread loop body (every trim interval). */
-static void on_mempool_resize(void *ctx, uint64_t now_ns)
+/* Items a trim-on-add evicted after an insert into shard (items: the onode LRU). */
+static uint64_t trim_after_insert(osd *o, uint32_t shard, int items)
 {
-    osd *o = ctx;
-    if (o->mode == MODE_AUTOTUNE) {
-        if (now_ns >= o->next_balance_ns) {
-            balance(o);
-            o->next_balance_ns = now_ns + o->balance_ns;
-        }
-        if (o->tcmalloc && now_ns >= o->next_resize_ns) {
-            if (o->alloc->ops->release)
-                o->alloc->ops->release(o->alloc->state, now_ns); /* ReleaseFreeMemory */
-            rs_pcache_tune(&o->pc, heap_mapped(o));
-            o->next_resize_ns = now_ns + o->resize_ns;
-        }
-    }
-    resize_shards(o);
-}
-
-/* Trim-on-add: the shard trims itself after an insert, on the op's thread. */
-static uint64_t trim_on_add(osd *o, cshard *c, int onode)
-{
-    if (o->mode == MODE_PERIODIC)
+    if (!o->after_shard_insert)
         return 0;
-    uint64_t before = o->accounted_bytes;
-    uint64_t items = onode ? onodes_trim_to(o, c, c->max_onodes)
-                           : buffers_trim_to(o, c, c->max_buffer_bytes);
-    if (items) {
-        o->trim.trims_count++;
-        o->trim.trimmed_items_count += items;
-        o->trim.trimmed_bytes += before - o->accounted_bytes;
-        o->trim.last_trim_ns = o->eng->now_ns;
-    }
-    return items;
+    uint64_t before = o->trim.trimmed_items_count;
+    o->after_shard_insert(o->trim_policy.state, shard, items, o->eng->now_ns);
+    return o->trim.trimmed_items_count - before;
 }
 
 /* ---- the cache side of an op ---- */
@@ -684,7 +612,7 @@ static int get_onode(osd *o, uint64_t object, uint32_t *r_id, uint64_t *r_items,
     o->n_onodes++;
     account(o, ONODE_BYTES + o->extra_bytes, 0, 1);
     o->objs[id].pins++; /* the op's own reference: its trim-on-add must not take it */
-    *r_items += trim_on_add(o, &o->cs[shard], 1);
+    *r_items += trim_after_insert(o, shard, 1);
     o->objs[id].pins--;
     *r_id = id;
     return 0;
@@ -717,12 +645,7 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     list_push(o, &o->cs[shard], level, id, 1);
     o->n_buffers++;
     account(o, BUFFER_BYTES, len, 1);
-    cshard *c = &o->cs[shard];
-    uint64_t held = c->l[L_WARM_IN].bytes + c->l[L_HOT].bytes; /* the peak: before the trim */
-    if (o->mode != MODE_PERIODIC && held > c->max_buffer_bytes &&
-        held - c->max_buffer_bytes > o->shard_excess_peak_bytes)
-        o->shard_excess_peak_bytes = held - c->max_buffer_bytes;
-    *r_items += trim_on_add(o, c, 0);
+    *r_items += trim_after_insert(o, shard, 0);
     return 0;
 }
 
@@ -1010,11 +933,8 @@ static int issue(osd *o, const rs_rec *rec, rs_err *err)
     if (!o->ops_done && !o->first_issue_ns)
         o->first_issue_ns = o->eng->now_ns;
     o->inflight++;
-    if (o->mode == MODE_PERIODIC && !o->mempool_armed) {
-        o->mempool_armed = 1;
-        if ((rc = rs_engine_at(o->eng, o->eng->now_ns + o->trim_interval_ns, on_mempool_trim, o, err)))
-            return rc;
-    }
+    if (o->trim_policy.ops->wake && (rc = o->trim_policy.ops->wake(o->trim_policy.state, o->eng->now_ns, err)))
+        return rc;
     o->cur_thread = s_idx;
     if ((rc = cache_apply(o, rec, p, &items, err)))
         return rc;
@@ -1112,6 +1032,7 @@ static void osd_destroy(void *state)
         free(o->chunks[i]);
     free(o->chunks);
     free(o->objs);
+    rs_trim_destroy(&o->trim_policy);
     rs_idmap_release(&o->onodes);
     rs_idmap_release(&o->buffers);
     free(o->cs);
@@ -1123,18 +1044,8 @@ static void osd_destroy(void *state)
     free(o);
 }
 
-static int configure(osd *o, const rs_config *cfg, rs_err *err)
+static void configure(osd *o, const rs_config *cfg)
 {
-    const char *trim = rs_config_string(cfg, "trim");
-    if (!strcmp(trim, "periodic"))
-        o->mode = MODE_PERIODIC;
-    else if (!strcmp(trim, "on-insert"))
-        o->mode = MODE_ON_ADD;
-    else if (!strcmp(trim, "autotune"))
-        o->mode = MODE_AUTOTUNE;
-    else
-        return rs_fail(err, RS_EINPUT, "daemon osd cannot use trim policy '%s' "
-                       "(it trims per shard: periodic, on-insert or autotune)", trim);
     int64_t nos = rs_config_int(cfg, "osd_op_num_shards");
     int64_t thr = rs_config_int(cfg, "osd_op_num_threads_per_shard");
     int64_t npgs = rs_config_int(cfg, "osd_pg_num");
@@ -1147,30 +1058,12 @@ static int configure(osd *o, const rs_config *cfg, rs_err *err)
     o->threads = (uint32_t)thr;
     o->ncs = ncs ? (uint32_t)ncs : o->nos;
     o->max_skip_pinned = (uint64_t)skip;
-    o->cache_bytes = rs_config_size(cfg, "bluestore_cache_size");
     o->extra_bytes = rs_config_size(cfg, "osd_onode_extra_bytes");
-    o->meta_ratio = rs_config_double(cfg, "bluestore_cache_meta_ratio");
-    o->kv_ratio = rs_config_double(cfg, "bluestore_cache_kv_ratio");
     o->kin_ratio = rs_config_double(cfg, "bluestore_2q_cache_kin_ratio");
     o->kout_ratio = rs_config_double(cfg, "bluestore_2q_cache_kout_ratio");
-    if (o->meta_ratio + o->kv_ratio > 1.0 + 1e-9)
-        return rs_fail(err, RS_EINPUT, "bad values for keys 'bluestore_cache_meta_ratio' (%g) and "
-                       "'bluestore_cache_kv_ratio' (%g): their sum is above 1", o->meta_ratio, o->kv_ratio);
-    /* _set_cache_sizes (Luminous): the kv share above kv_max goes to meta */
-    uint64_t kv_max = rs_config_size(cfg, "bluestore_cache_kv_max");
-    if (kv_max && o->cache_bytes && (double)o->cache_bytes * o->kv_ratio > (double)kv_max) {
-        double kv = (double)kv_max / (double)o->cache_bytes;
-        o->meta_ratio += o->kv_ratio - kv;
-        o->kv_ratio = kv;
-    }
-    o->data_ratio = 1.0 - o->meta_ratio - o->kv_ratio;
-    if (o->data_ratio < 0)
-        o->data_ratio = 0;
     o->buffered_read = rs_config_bool(cfg, "bluestore_default_buffered_read");
     o->buffered_write = rs_config_bool(cfg, "bluestore_default_buffered_write");
     o->strict = rs_config_bool(cfg, "strict");
-    o->trim_interval_ns = rs_config_duration_ns(cfg, "bluestore_cache_trim_interval");
-    o->fixed_ns = rs_config_duration_ns(cfg, "osd_trim_cost_fixed");
     o->per_item_ns = rs_config_duration_ns(cfg, "osd_trim_cost_per_item");
     o->read_cost_ns = rs_config_duration_ns(cfg, "osd_op_read_cost");
     o->write_cost_ns = rs_config_duration_ns(cfg, "osd_op_write_cost");
@@ -1191,15 +1084,6 @@ static int configure(osd *o, const rs_config *cfg, rs_err *err)
     uint64_t mem_base = rs_config_size(cfg, "osd_memory_base");
     o->base_bytes = (o->heap_base_bytes > mem_base ? o->heap_base_bytes : mem_base) +
                     rs_config_size(cfg, "base_bytes");
-    double frag = rs_config_double(cfg, "osd_memory_expected_fragmentation");
-    rs_pcache_init(&o->pc, rs_config_size(cfg, "osd_memory_target"), mem_base, frag,
-                   rs_config_size(cfg, "osd_memory_cache_min"));
-    o->resize_ns = rs_config_duration_ns(cfg, "osd_memory_cache_resize_interval");
-    o->balance_ns = rs_config_duration_ns(cfg, "bluestore_cache_autotune_interval");
-    if (o->mode == MODE_AUTOTUNE && (!o->resize_ns || !o->balance_ns))
-        return rs_fail(err, RS_EINPUT, "autotune intervals ('osd_memory_cache_resize_interval', "
-                       "'bluestore_cache_autotune_interval') must be > 0");
-    return 0;
 }
 
 static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
@@ -1212,9 +1096,7 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     o->alloc = env->alloc;
     o->free_head = o->op_free = NONE;
     o->clog_stride = 1;
-    if ((rc = configure(o, env->cfg, err)))
-        goto fail;
-    o->tcmalloc = env->alloc->ops->reports_heap;
+    configure(o, env->cfg);
     o->timer_thread = o->nos; /* the MempoolThread frees on a thread of its own */
     o->cs = calloc(o->ncs, sizeof *o->cs);
     o->os = calloc(o->nos, sizeof *o->os);
@@ -1230,21 +1112,17 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         o->os[i] = (oshard){ .o = o, .qhead = NONE, .qtail = NONE, .idle = o->threads, .index = i };
     if ((rc = rs_idmap_init(&o->onodes, 1024, err)) || (rc = rs_idmap_init(&o->buffers, 1024, err)))
         goto fail;
-    uint64_t t0 = env->engine->now_ns;
-    if (o->mode != MODE_PERIODIC) { /* periodic: the MempoolThread starts with the first op */
-        if (o->mode == MODE_AUTOTUNE) {
-            /* the Manager constructor's one tune_memory(), then balance */
-            rs_pcache_tune(&o->pc, heap_mapped(o));
-            balance(o);
-            o->next_resize_ns = t0 + o->resize_ns;
-            o->next_balance_ns = t0 + o->balance_ns;
-        } else {
-            o->meta_alloc = (uint64_t)(o->meta_ratio * (double)o->cache_bytes);
-            o->data_alloc = (uint64_t)(o->data_ratio * (double)o->cache_bytes);
-        }
-        resize_shards(o);
-        rc = rs_engine_every(o->eng, t0 + o->trim_interval_ns, o->trim_interval_ns, on_mempool_resize, o, err);
-    }
+    o->target = (rs_trim_target){
+        .ctx = o, .used_bytes = tgt_used, .shard_count = o->ncs, .usage = tgt_usage,
+        .shard_usage = tgt_shard_usage, .shard_trim_bytes = tgt_shard_trim_bytes,
+        .shard_trim_items = tgt_shard_trim_items, .shard_hold = tgt_shard_hold, .busy = tgt_busy,
+        /* without tcmalloc the heap properties cannot be read (facts §3.5) */
+        .mapped_bytes = env->alloc->ops->reports_heap ? tgt_mapped : NULL,
+        .release_memory = env->alloc->ops->release ? tgt_release : NULL,
+    };
+    rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &o->target, &o->trim,
+                        &o->trim_policy, err);
+    o->after_shard_insert = o->trim_policy.ops ? o->trim_policy.ops->after_shard_insert : NULL;
     if (rc)
         goto fail;
     *r_state = o;
@@ -1256,9 +1134,7 @@ fail:
 
 static uint64_t limit_now(const osd *o)
 {
-    if (o->mode == MODE_PERIODIC)
-        return (uint64_t)((o->meta_ratio + o->data_ratio) * (double)o->cache_bytes);
-    return o->meta_alloc + o->data_alloc;
+    return o->trim_policy.ops->limit_bytes(o->trim_policy.state);
 }
 
 static void osd_stats(const void *state, rs_daemon_stats *r)
@@ -1320,9 +1196,11 @@ static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
         { "buffers_warm_in_count", (double)lists[L_WARM_IN] },
         { "buffers_hot_count", (double)lists[L_HOT] },
         { "buffers_warm_out_count", (double)lists[L_WARM_OUT] },
-        { "shard_excess_peak_bytes", (double)o->shard_excess_peak_bytes },
-        { "autotune_tuned_bytes", o->mode == MODE_AUTOTUNE ? (double)o->pc.tuned_bytes : 0 },
-        { "osd_memory_target_bytes", (double)o->pc.target_bytes },
+        { "shard_excess_peak_bytes", (double)o->trim.shard_excess_peak_bytes },
+        { "autotune_tuned_bytes", (double)o->trim.tuned_bytes },
+        /* a policy without a memory target: Ceph's default, which nothing reads then */
+        { "osd_memory_target_bytes", o->trim.memory_target_bytes ? (double)o->trim.memory_target_bytes
+                                                                 : (double)OSD_MEMORY_TARGET_DEFAULT },
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
         rc = rs_result_set_metric(res, m[i].name, m[i].v, err);
@@ -1333,13 +1211,13 @@ static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
     return rc;
 }
 
-/* Provisional: the trim slot picks the mode by name (see create). */
 static const rs_daemon_slot slots[] = {
-    { { .key = "trim", .type = RS_PT_STRING, .def = "periodic",
-        .doc = "BlueStore trim: periodic (Luminous MempoolThread), on-insert (v15 trim-on-add), "
-               "autotune (v15 PriorityCache)" },
-      RS_COMPONENT_TRIM },
-    { { .key = NULL }, 0 },
+    [SLOT_TRIM] = { { .key = "trim", .type = RS_PT_STRING, .def = "bluestore-mempool",
+                      .doc = "BlueStore trim policy (per shard): bluestore-mempool (Luminous "
+                             "MempoolThread), bluestore-on-add (v15 trim-on-add), "
+                             "bluestore-autotune (v15 PriorityCache)" },
+                    .kind = RS_COMPONENT_TRIM, .offers = RS_TRIM_SHARDS },
+    { { .key = NULL }, 0, 0 },
 };
 
 const rs_daemon_ops rs_daemon_osd = {
