@@ -10,10 +10,10 @@
  * which gives up after bluestore_cache_trim_max_skip_pinned of them (v15
  * LruOnodeCacheShard::_trim_to).  Evicting an onode drops its buffers (they
  * hang off its blobs' SharedBlob::bc).  Allocations per object, all counted
- * in the BlueStore mempools (accounted): an onode is Onode (616 B,
- * bluestore_cache_onode) + osd_onode_extra_bytes of extents/blobs
- * (bluestore_cache_other); a buffer is Buffer (96 B, cache_other) + its data
- * (cache_data, at the requested length); a warm_out ghost keeps only Buffer.
+ * in the BlueStore mempools (accounted), are the onode_layout and
+ * buffer_layout slots' (models/layout/bluestore.c: Onode 616 B + extents
+ * and blobs; Buffer 96 B + data at the requested length, a warm_out ghost
+ * keeping only Buffer).
  *
  * When to trim is the trim slot's policy (models/trim/bluestore.c): the
  * daemon hands it a sharded target (RS_TRIM_SHARDS, trim.h) — per shard the
@@ -34,16 +34,16 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../layout/layout.h"
 #include "daemon.h"
 #include "osd_service.h"
 
 #define NONE UINT32_MAX
 #define OSD_MEMORY_TARGET_DEFAULT (4ull << 30) /* osd_memory_target's default (v15) */
 
-enum { SLOT_TRIM }; /* index in slots[] and env->parts[] */
+enum { SLOT_TRIM, SLOT_ONODE_LAYOUT, SLOT_BUFFER_LAYOUT }; /* index in slots[], env->parts[] */
 
 enum { L_NONE, L_ONODE, L_WARM_IN, L_HOT, L_WARM_OUT, L__N };
-enum { ONODE_BYTES = 616, BUFFER_BYTES = 96 }; /* sizeof, v15.2.5 (facts §3.3) */
 
 typedef struct obj {
     uint64_t key;          /* onode: object number; buffer: object << 32 | offset */
@@ -80,7 +80,10 @@ typedef struct osd {
     uint64_t accounted_bytes, meta_bytes, data_bytes, n_onodes, n_buffers;
     uint64_t accounted_peak_bytes, items_peak_count;
     /* configuration */
-    uint64_t extra_bytes, max_skip_pinned;
+    rs_layout onode_layout, buffer_layout;
+    uint64_t onode_bytes, extra_bytes; /* an onode's two allocations (onode layout) */
+    uint64_t buffer_bytes;             /* a buffer's head; its data follows (buffer layout) */
+    uint64_t max_skip_pinned;
     double kin_ratio, kout_ratio;
     int buffered_read, buffered_write, strict;
     uint64_t base_bytes, heap_base_bytes;
@@ -113,9 +116,6 @@ static const rs_param params[] = {
     { .key = "osd_num_cache_shards", .type = RS_PT_INT, .def = "0",
       .doc = "cache shards; 0 = osd_op_num_shards as before Octopus (32 from Octopus)",
       .range = "[0, 256]" },
-    { .key = "osd_onode_extra_bytes", .type = RS_PT_SIZE, .def = "264",
-      .doc = "bluestore_cache_other bytes per cached onode: one Extent 48 + Blob 104 + SharedBlob 112",
-      .range = "[0, 4G)" },
     { .key = "write_buffer_size", .type = RS_PT_SIZE, .def = "256M",
       .doc = "RocksDB memtable size (bluestore_rocksdb_options, Luminous..v15; 16M now)" },
     { .key = "max_write_buffer_number", .type = RS_PT_INT, .def = "4",
@@ -271,8 +271,8 @@ static void buffer_remove(osd *o, uint32_t id)
     list_unlink(o, id);
     table_del(o, &o->buffers, b->key);
     o->n_buffers--;
-    account(o, BUFFER_BYTES, len, -1);
-    obj_free(o, id, BUFFER_BYTES);
+    account(o, o->buffer_bytes, len, -1);
+    obj_free(o, id, o->buffer_bytes);
 }
 
 /* warm_in -> warm_out: drop the data, keep the Buffer as a ghost. */
@@ -296,8 +296,8 @@ static void onode_remove(osd *o, uint32_t id, uint64_t *r_items)
     list_unlink(o, id);
     table_del(o, &o->onodes, o->objs[id].key);
     o->n_onodes--;
-    account(o, ONODE_BYTES + o->extra_bytes, 0, -1);
-    obj_free(o, id, ONODE_BYTES);
+    account(o, o->onode_bytes + o->extra_bytes, 0, -1);
+    obj_free(o, id, o->onode_bytes);
 }
 
 /* ---- trimming ---- */
@@ -463,14 +463,14 @@ static int get_onode(osd *o, uint64_t object, uint32_t shard, uint32_t *r_id, ui
     }
     if ((rc = rs_idmap_reserve(&o->onodes, err)))
         return rc;
-    if ((rc = obj_new(o, object, shard, ONODE_BYTES, o->extra_bytes, &id, err)))
+    if ((rc = obj_new(o, object, shard, o->onode_bytes, o->extra_bytes, &id, err)))
         return rc;
     /* the extras are one allocation counted in bluestore_cache_other; the
      * len field remembers their size for the free */
     table_put(o, &o->onodes, id);
     list_push(o, &o->cs[shard], L_ONODE, id, 1);
     o->n_onodes++;
-    account(o, ONODE_BYTES + o->extra_bytes, 0, 1);
+    account(o, o->onode_bytes + o->extra_bytes, 0, 1);
     o->objs[id].pins++; /* the op's own reference: its trim-on-add must not take it */
     *r_items += trim_after_insert(o, shard, 1);
     o->objs[id].pins--;
@@ -494,7 +494,7 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     if ((rc = rs_idmap_reserve(&o->buffers, err)))
         return rc;
     uint32_t shard = o->objs[onode].shard;
-    if ((rc = obj_new(o, key, shard, BUFFER_BYTES, len, &id, err)))
+    if ((rc = obj_new(o, key, shard, o->buffer_bytes, len, &id, err)))
         return rc;
     table_put(o, &o->buffers, id);
     obj *b = &o->objs[id], *on = &o->objs[onode];
@@ -504,7 +504,7 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     on->onext = id;
     list_push(o, &o->cs[shard], level, id, 1);
     o->n_buffers++;
-    account(o, BUFFER_BYTES, len, 1);
+    account(o, o->buffer_bytes, len, 1);
     *r_items += trim_after_insert(o, shard, 0);
     return 0;
 }
@@ -597,6 +597,10 @@ static void osd_destroy(void *state)
     rs_osd_service_destroy(o->svc);
     free(o->objs);
     rs_trim_destroy(&o->trim_policy);
+    if (o->onode_layout.ops)
+        o->onode_layout.ops->destroy(o->onode_layout.state);
+    if (o->buffer_layout.ops)
+        o->buffer_layout.ops->destroy(o->buffer_layout.state);
     rs_idmap_release(&o->onodes);
     rs_idmap_release(&o->buffers);
     free(o->cs);
@@ -612,7 +616,6 @@ static void configure(osd *o, const rs_config *cfg)
     o->nos = (uint32_t)nos;
     o->ncs = ncs ? (uint32_t)ncs : o->nos;
     o->max_skip_pinned = (uint64_t)skip;
-    o->extra_bytes = rs_config_size(cfg, "osd_onode_extra_bytes");
     o->kin_ratio = rs_config_double(cfg, "bluestore_2q_cache_kin_ratio");
     o->kout_ratio = rs_config_double(cfg, "bluestore_2q_cache_kout_ratio");
     o->buffered_read = rs_config_bool(cfg, "bluestore_default_buffered_read");
@@ -628,6 +631,36 @@ static void configure(osd *o, const rs_config *cfg)
                     rs_config_size(cfg, "base_bytes");
 }
 
+/* The per-object allocations, from the layouts (parts() is pure, so they
+ * are computed once): an onode is at most two tracked allocations, a buffer
+ * a tracked head and, unless a ghost, its data at the requested length. */
+static int layouts(osd *o, const rs_daemon_env *env, rs_err *err)
+{
+    rs_part on[RS_LAYOUT_MAX_PARTS], ghost[RS_LAYOUT_MAX_PARTS], buf[RS_LAYOUT_MAX_PARTS];
+    const rs_layout_ops *lo = env->parts[SLOT_ONODE_LAYOUT], *lb = env->parts[SLOT_BUFFER_LAYOUT];
+    int rc;
+    if ((rc = lo->create(env->cfg, &o->onode_layout.state, err)))
+        return rc;
+    o->onode_layout.ops = lo;
+    if ((rc = lb->create(env->cfg, &o->buffer_layout.state, err)))
+        return rc;
+    o->buffer_layout.ops = lb;
+    unsigned n = lo->parts(o->onode_layout.state, 0, 0, on);
+    if (n > 2 || !on[0].tracked || !on[0].size_bytes || (n == 2 && !on[1].tracked))
+        return rs_fail(err, RS_EINPUT, "daemon osd cannot use onode layout '%s': it keeps an onode "
+                       "as at most two tracked allocations", lo->name);
+    o->onode_bytes = on[0].size_bytes;
+    o->extra_bytes = n == 2 ? on[1].size_bytes : 0;
+    unsigned ng = lb->parts(o->buffer_layout.state, 0, 0, ghost);
+    unsigned nb = lb->parts(o->buffer_layout.state, 1, 0, buf);
+    if (ng != 1 || nb != 2 || !ghost[0].tracked || buf[0].size_bytes != ghost[0].size_bytes ||
+        buf[1].size_bytes != 1 || !buf[1].tracked)
+        return rs_fail(err, RS_EINPUT, "daemon osd cannot use buffer layout '%s': it keeps a buffer "
+                       "as a tracked head plus its data at the requested length", lb->name);
+    o->buffer_bytes = ghost[0].size_bytes;
+    return 0;
+}
+
 static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
 {
     osd *o = calloc(1, sizeof *o);
@@ -638,6 +671,8 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     o->alloc = env->alloc;
     o->free_head = NONE;
     configure(o, env->cfg);
+    if ((rc = layouts(o, env, err)))
+        goto fail;
     o->timer_thread = o->nos; /* the MempoolThread frees on a thread of its own */
     o->cs = calloc(o->ncs, sizeof *o->cs);
     if (!o->cs) {
@@ -729,6 +764,12 @@ static const rs_daemon_slot slots[] = {
                              "MempoolThread), bluestore-on-add (v15 trim-on-add), "
                              "bluestore-autotune (v15 PriorityCache)" },
                     .kind = RS_COMPONENT_TRIM, .offers = RS_TRIM_SHARDS },
+    [SLOT_ONODE_LAYOUT] = { { .key = "onode_layout", .type = RS_PT_STRING, .def = "bluestore-onode",
+                              .doc = "what a cached onode allocates" },
+                            .kind = RS_COMPONENT_LAYOUT },
+    [SLOT_BUFFER_LAYOUT] = { { .key = "buffer_layout", .type = RS_PT_STRING, .def = "bluestore-buffer",
+                               .doc = "what a cached buffer allocates (data 0: a warm_out ghost)" },
+                             .kind = RS_COMPONENT_LAYOUT },
     { { .key = NULL }, 0, 0 },
 };
 

@@ -37,6 +37,8 @@ expect_status 2 "autotune key with the Luminous trim" "$RSSIM" replay "$T/f.bin"
 stderr_has "names the key" "'osd_memory_target' is not used"
 expect_status 2 "pass cost with trim-on-add" "$RSSIM" replay "$T/f.bin" --preset osd-octopus --set osd_trim_cost_fixed=1ms --db "$T/db"
 stderr_has "names the key" "'osd_trim_cost_fixed' is not used"
+expect_status 2 "a buffer layout of another shape" "$RSSIM" replay "$T/f.bin" --preset osd-octopus --set buffer_layout=kv-object --db "$T/db"
+stderr_has "names the layout" "cannot use buffer layout 'kv-object'"
 expect_status 2 "bad shard count" "$RSSIM" replay "$T/f.bin" --preset osd-octopus --set osd_op_num_shards=0 --db "$T/db"
 stderr_has "names the key" "osd_op_num_shards"
 finish
