@@ -25,10 +25,12 @@
  *                       Manager constructor's single tune, as Ceph does.
  *
  * The split among kv, meta and data is _set_cache_sizes': data = 1 - meta -
- * kv, and in the two fixed-size modes (Luminous) the kv share above
- * bluestore_cache_kv_max goes to meta.  Autotune reads neither
- * bluestore_cache_size nor bluestore_cache_kv_max (v14+ has no kv_max; the
- * budget comes from osd_memory_target), so it does not declare them.
+ * kv, and the kv share above bluestore_cache_kv_max (Luminous; 0 = off)
+ * goes to meta, in all three policies as the osd daemon always did.  Under
+ * autotune that cap is the only use of bluestore_cache_size (the budget
+ * comes from osd_memory_target); v14+ has no kv_max, so the autotune preset
+ * sets it to 0 — kept, not fixed, so results stay identical (see
+ * docs/models.md).
  * Why separate policies from `periodic`/`on-insert`/`autotune`: those trim
  * one cache to one byte limit; these trim per shard with a count limit for
  * onodes derived through bytes_per_onode, charge lock time, and use Ceph's
@@ -94,6 +96,11 @@ static const rs_param on_add_params[] = {
 
 static const rs_param autotune_params[] = {
     COMMON_PARAMS,
+    { .key = "bluestore_cache_size", .type = RS_PT_SIZE, .def = "3G",
+      .doc = "autotune: only through bluestore_cache_kv_max's cap on the kv share" },
+    { .key = "bluestore_cache_kv_max", .type = RS_PT_SIZE, .def = "512M",
+      .doc = "Luminous cap on the kv share of bluestore_cache_size, the excess going to meta "
+             "(0 = no cap, as v14+; set 0 with autotune)" },
     { .key = "bluestore_cache_trim_interval", .type = RS_PT_DURATION, .def = "50ms",
       .doc = "MempoolThread period: tune, balance and _resize_shards when due",
       .range = "(0, )" },
@@ -267,15 +274,13 @@ static int read_ratios(bluestore *b, const rs_config *cfg, rs_err *err)
         return rs_fail(err, RS_EINPUT, "bad values for keys 'bluestore_cache_meta_ratio' (%g) and "
                        "'bluestore_cache_kv_ratio' (%g): their sum is above 1", b->meta_ratio,
                        b->kv_ratio);
-    if (b->mode != AUTOTUNE) {
-        /* Luminous: the kv share above kv_max goes to meta */
-        b->cache_bytes = rs_config_size(cfg, "bluestore_cache_size");
-        uint64_t kv_max = rs_config_size(cfg, "bluestore_cache_kv_max");
-        if (kv_max && b->cache_bytes && (double)b->cache_bytes * b->kv_ratio > (double)kv_max) {
-            double kv = (double)kv_max / (double)b->cache_bytes;
-            b->meta_ratio += b->kv_ratio - kv;
-            b->kv_ratio = kv;
-        }
+    /* Luminous: the kv share above kv_max goes to meta */
+    b->cache_bytes = rs_config_size(cfg, "bluestore_cache_size");
+    uint64_t kv_max = rs_config_size(cfg, "bluestore_cache_kv_max");
+    if (kv_max && b->cache_bytes && (double)b->cache_bytes * b->kv_ratio > (double)kv_max) {
+        double kv = (double)kv_max / (double)b->cache_bytes;
+        b->meta_ratio += b->kv_ratio - kv;
+        b->kv_ratio = kv;
     }
     b->data_ratio = 1.0 - b->meta_ratio - b->kv_ratio;
     if (b->data_ratio < 0)
