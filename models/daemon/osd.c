@@ -71,6 +71,7 @@ typedef struct osd {
     rs_trim trim_policy;     /* the trim slot's policy, over target */
     rs_trim_target target;
     void (*after_shard_insert)(void *state, uint32_t shard, int items, uint64_t now_ns);
+    int (*wake)(void *state, uint64_t now_ns, rs_err *err);
     /* objects */
     obj *objs;
     uint32_t nobjs, cap, free_head;
@@ -449,10 +450,11 @@ static uint64_t trim_after_insert(osd *o, uint32_t shard, int items)
 
 /* ---- the cache side of an op ---- */
 
-static int get_onode(osd *o, uint64_t object, uint32_t shard, uint32_t *r_id, uint64_t *r_items,
-                     rs_err *err)
+static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32_t *r_id,
+                     uint64_t *r_items, rs_err *err)
 {
-    uint32_t id = table_find(o, &o->onodes, object);
+    /* h: the object's hash, which the service computed for its PG */
+    uint32_t id = rs_idmap_id(&o->onodes, rs_idmap_probe(&o->onodes, object, h, obj_key, o));
     int rc;
     if (id != NONE) {
         o->onode_hits++;
@@ -467,7 +469,7 @@ static int get_onode(osd *o, uint64_t object, uint32_t shard, uint32_t *r_id, ui
         return rc;
     /* the extras are one allocation counted in bluestore_cache_other; the
      * len field remembers their size for the free */
-    table_put(o, &o->onodes, id);
+    rs_idmap_put(&o->onodes, rs_idmap_probe(&o->onodes, object, h, obj_key, o), object, h, id);
     list_push(o, &o->cs[shard], L_ONODE, id, 1);
     o->n_onodes++;
     account(o, o->onode_bytes + o->extra_bytes, 0, 1);
@@ -510,12 +512,13 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
 }
 
 /* Apply rec to the cache; says whether the device is needed. */
-static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, rs_osd_applied *p, rs_err *err)
+static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs_osd_applied *p,
+                       rs_err *err)
 {
     uint64_t key = rec->key << 32 | rec->aux;
     uint64_t *r_items = &p->trimmed_count;
     int write = rec->op == RS_OP_WRITE;
-    int rc = get_onode(o, rec->key, shard, &p->onode, r_items, err);
+    int rc = get_onode(o, rec->key, h, shard, &p->onode, r_items, err);
     if (rc)
         return rc;
     if (o->objs[p->onode].pins == UINT16_MAX)
@@ -552,15 +555,15 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, rs_osd_applied
 /* ---- the service's hooks (osd_service.h) ---- */
 
 static int svc_apply(void *ctx, const rs_rec *rec, uint32_t op_shard, uint32_t cache_shard,
-                     rs_osd_applied *r, rs_err *err)
+                     uint64_t object_hash, rs_osd_applied *r, rs_err *err)
 {
     osd *o = ctx;
     int rc;
     *r = (rs_osd_applied){ .onode = NONE };
-    if (o->trim_policy.ops->wake && (rc = o->trim_policy.ops->wake(o->trim_policy.state, o->eng->now_ns, err)))
+    if (o->wake && (rc = o->wake(o->trim_policy.state, o->eng->now_ns, err)))
         return rc;
     o->cur_thread = op_shard;
-    return cache_apply(o, rec, cache_shard, r, err);
+    return cache_apply(o, rec, cache_shard, object_hash, r, err);
 }
 
 static void svc_done(void *ctx, uint32_t onode)
@@ -698,6 +701,7 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &o->target, &o->trim,
                         &o->trim_policy, err);
     o->after_shard_insert = o->trim_policy.ops ? o->trim_policy.ops->after_shard_insert : NULL;
+    o->wake = o->trim_policy.ops ? o->trim_policy.ops->wake : NULL;
     if (rc)
         goto fail;
     *r_state = o;

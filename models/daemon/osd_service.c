@@ -60,10 +60,11 @@ typedef struct op {
     svc *o;
     uint64_t issue_ns, cpu_ns, dev_ns, trim_ns, bytes;
     uint64_t start_ns, lock_seen_ns; /* its worker phase began; lock holds charged up to */
-    uint32_t next, onode, id, os_idx; /* next: queue or free-list link; onode: the cache's token */
+    uint32_t next, onode, id;        /* next: queue or free-list link; onode: the cache's token */
     uint32_t pg;
+    uint16_t os_idx, cshard;         /* its op shard and cache shard (< 256 each) */
     uint16_t job;
-    uint8_t write, device, cshard;   /* cshard: its cache shard (< 256) */
+    uint8_t write, device;
 } op;
 
 typedef struct job {
@@ -372,9 +373,9 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
                             (j->last_key[w] + 1 == rec->key && rec->aux == 0));
     *p = (op){ .o = o, .issue_ns = o->eng->now_ns, .bytes = rec->size_bytes, .id = id,
                .next = NONE, .job = rec->thread, .write = rec->op == RS_OP_WRITE };
-    uint64_t pg = rs_osd_service_pg_of(o, rec->key);
+    uint64_t h = rs_hash64(rec->key), pg = o->npgs ? h % o->npgs : h;
     uint32_t s_idx = (uint32_t)(pg % o->nos);
-    p->os_idx = s_idx;
+    p->os_idx = (uint16_t)s_idx;
     p->pg = o->npgs ? (uint32_t)pg : NONE;
     j->first = 0;
     j->last_key[w] = rec->key;
@@ -383,8 +384,8 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
         o->first_issue_ns = o->eng->now_ns;
     o->inflight++;
     rs_osd_applied a;
-    p->cshard = (uint8_t)(pg % o->ncs);
-    if ((rc = o->hooks.apply(o->hooks.ctx, rec, s_idx, p->cshard, &a, err)))
+    p->cshard = (uint16_t)(pg % o->ncs);
+    if ((rc = o->hooks.apply(o->hooks.ctx, rec, s_idx, p->cshard, h, &a, err)))
         return rc;
     p->onode = a.onode;
     p->device = (uint8_t)a.device;

@@ -27,9 +27,10 @@ typedef struct rs_osd_applied {
 typedef struct rs_osd_service_hooks {
     void *ctx;
     /* Apply rec to the caches now, on op shard op_shard's thread, the object
-     * living in cache shard cache_shard. */
+     * living in cache shard cache_shard; object_hash is rs_hash64(rec->key),
+     * computed for the PG already (so the daemon need not hash it again). */
     int (*apply)(void *ctx, const rs_rec *rec, uint32_t op_shard, uint32_t cache_shard,
-                 rs_osd_applied *r_applied, rs_err *err);
+                 uint64_t object_hash, rs_osd_applied *r_applied, rs_err *err);
     /* The op applied with this token completed. */
     void (*done)(void *ctx, uint32_t onode);
 } rs_osd_service_hooks;

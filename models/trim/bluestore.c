@@ -258,7 +258,9 @@ static void on_add_after_shard_insert(void *state, uint32_t shard, int items, ui
     } else {
         uint64_t onodes, held; /* the peak: before the trim */
         t->shard_usage(t->ctx, shard, &onodes, &held);
-        if (held > b->max_bytes && held - b->max_bytes > b->stats->shard_excess_peak_bytes)
+        if (held <= b->max_bytes) /* nothing to trim */
+            return;
+        if (held - b->max_bytes > b->stats->shard_excess_peak_bytes)
             b->stats->shard_excess_peak_bytes = held - b->max_bytes;
         n = t->shard_trim_bytes(t->ctx, shard, b->max_bytes, 0, &bytes);
     }
