@@ -58,6 +58,33 @@ static int pick(const rs_config *cfg, const rs_registry *reg, const char *key, c
     return 0;
 }
 
+/* A trim policy must trim the kind of target the daemon's slot offers
+ * (trim.h); else fail naming the policies that would do. */
+static int trim_fits(const rs_config *cfg, const rs_daemon_ops *d, const rs_daemon_slot *sl,
+                     const rs_trim_ops *t, rs_err *err)
+{
+    unsigned needs = t->needs ? t->needs : RS_TRIM_BYTES;
+    unsigned offers = sl->offers ? sl->offers : RS_TRIM_BYTES;
+    char fit[256];
+    size_t n = 0;
+
+    if (needs & offers)
+        return 0;
+    fit[0] = '\0';
+    for (size_t j = 0; j < rs_reg_trim.count && n < sizeof fit; j++) {
+        const rs_trim_ops *o = rs_reg_trim.entries[j];
+        if ((o->needs ? o->needs : RS_TRIM_BYTES) & offers)
+            n += (size_t)snprintf(fit + n, sizeof fit - n, "%s%s", n ? ", " : "", o->name);
+    }
+    return rs_fail(err, RS_EINPUT,
+                   "%s: key '%s': daemon %s cannot use trim policy '%s': it trims %s, the daemon "
+                   "has %s (policies that fit: %s)",
+                   rs_config_origin(cfg, sl->param.key), sl->param.key, d->name, t->name,
+                   needs == RS_TRIM_SHARDS ? "per-shard caches" : "one cache to one byte limit",
+                   offers == RS_TRIM_SHARDS ? "per-shard caches" : "one cache with one byte limit",
+                   fit);
+}
+
 int rs_schema_resolve(const rs_config *cfg, rs_components *r, rs_err *err)
 {
     const void *ops;
@@ -87,6 +114,8 @@ int rs_schema_resolve(const rs_config *cfg, rs_components *r, rs_err *err)
                            rs_config_origin(cfg, sl->param.key), r->daemon->name,
                            rs_registry_of_component(sl->kind)->kind, name, sl->param.key, why);
         r->nparts = i + 1;
+        if (sl->kind == RS_COMPONENT_TRIM && (rc = trim_fits(cfg, r->daemon, sl, r->parts[i], err)))
+            return rc;
     }
     return 0;
 }

@@ -10,7 +10,10 @@
  *               count() is right after every call;
  *   layout:     1..max_parts parts, sizes > 0, a tracked part, pure;
  *   trim:       accounted never above the target right after a trim pass,
- *               and the policy does trim an over-full cache;
+ *               and the policy does trim an over-full cache; a sharded
+ *               policy (RS_TRIM_SHARDS) on a fake sharded target: it trims,
+ *               its counters match the evictions, the cache stays within
+ *               its limit plus what arrived since its last trim;
  *   trace fmt:  records written are the records read back;
  *   generator:  makes a readable trace of its daemon kind;
  *   daemon:     replays a generated trace of its kind end to end.
@@ -361,6 +364,154 @@ static void check_trim(const rs_trim_ops *ops)
     rs_config_free(cfg);
 }
 
+/* A fake sharded target (RS_TRIM_SHARDS): SHARDS shards, each an onode
+ * count (1000 B of meta each) and buffer bytes (1000 B items). */
+enum { SHARDS = 4 };
+typedef struct sfake {
+    uint64_t items[SHARDS], bytes[SHARDS];
+    uint64_t evicted, evicted_bytes, held_ns, bad_after_trim;
+    uint64_t last_trim_ns, max_gap_ns;
+} sfake;
+static void sf_seen(sfake *f, uint64_t now)
+{
+    if (now - f->last_trim_ns > f->max_gap_ns)
+        f->max_gap_ns = now - f->last_trim_ns;
+    f->last_trim_ns = now;
+}
+static uint64_t sf_now;
+static uint64_t sf_used(void *ctx)
+{
+    sfake *f = ctx;
+    uint64_t u = 0;
+    for (int i = 0; i < SHARDS; i++)
+        u += f->items[i] * 1000 + f->bytes[i];
+    return u;
+}
+static void sf_usage(void *ctx, rs_trim_usage *r)
+{
+    sfake *f = ctx;
+    *r = (rs_trim_usage){ 0 };
+    for (int i = 0; i < SHARDS; i++) {
+        r->items_count += f->items[i];
+        r->meta_bytes += f->items[i] * 1000;
+        r->data_bytes += f->bytes[i];
+    }
+}
+static void sf_shard_usage(void *ctx, uint32_t shard, uint64_t *r_items, uint64_t *r_bytes)
+{
+    *r_items = ((sfake *)ctx)->items[shard];
+    *r_bytes = ((sfake *)ctx)->bytes[shard];
+}
+static uint64_t sf_trim_bytes(void *ctx, uint32_t shard, uint64_t max, int bg, uint64_t *r_bytes)
+{
+    sfake *f = ctx;
+    uint64_t n = 0;
+    (void)bg;
+    sf_seen(f, sf_now);
+    while (f->bytes[shard] > max) {
+        f->bytes[shard] -= 1000;
+        *r_bytes += 1000;
+        f->evicted_bytes += 1000;
+        n++;
+    }
+    f->evicted += n;
+    return n;
+}
+static uint64_t sf_trim_items(void *ctx, uint32_t shard, uint64_t max, int bg, uint64_t *r_bytes)
+{
+    sfake *f = ctx;
+    uint64_t n = 0;
+    (void)bg;
+    sf_seen(f, sf_now);
+    while (f->items[shard] > max) {
+        f->items[shard]--;
+        *r_bytes += 1000;
+        f->evicted_bytes += 1000;
+        n++;
+    }
+    f->evicted += n;
+    return n;
+}
+static uint64_t sf_hold(void *ctx, uint32_t shard, uint64_t start, uint64_t fixed, uint64_t items)
+{
+    (void)shard;
+    (void)start;
+    ((sfake *)ctx)->held_ns += fixed + items;
+    return fixed + items;
+}
+static int sf_busy(void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
+/* Keys a sharded policy may declare, set small so it trims in 10 s. */
+static const char *const shard_keys[][2] = {
+    { "bluestore_cache_size", "4M" }, { "bluestore_cache_meta_ratio", "0.4" },
+    { "bluestore_cache_kv_ratio", "0.4" }, { "bluestore_cache_kv_max", "0" },
+    { "osd_memory_target", "1G" }, { "osd_memory_base", "768M" }, { NULL, NULL },
+};
+
+/* Sharded policies: they trim an over-full cache, their counters match what
+ * the target evicted, and the cache stays within the policy's limit plus
+ * what arrived since the last trim. */
+static void check_trim_sharded(const rs_trim_ops *ops)
+{
+    rs_config *cfg = default_config();
+    rs_err err;
+    rs_engine eng;
+    rs_trim_stats stats = { 0 };
+    sfake f = { 0 };
+    rs_trim_target tgt = { .ctx = &f, .used_bytes = sf_used, .shard_count = SHARDS,
+                           .usage = sf_usage, .shard_usage = sf_shard_usage,
+                           .shard_trim_bytes = sf_trim_bytes, .shard_trim_items = sf_trim_items,
+                           .shard_hold = sf_hold, .busy = sf_busy };
+    void *st;
+
+    for (int i = 0; shard_keys[i][0]; i++)
+        if (rs_param_find(ops->params, shard_keys[i][0]))
+            CHECK(rs_config_set(cfg, shard_keys[i][0], shard_keys[i][1], &err) == 0);
+    CHECK_MSG(ops->limit_bytes != NULL, "%s: a sharded policy sets the limit", ops->name);
+    rs_engine_init(&eng);
+    CHECK_MSG(ops->create(cfg, &eng, &tgt, &stats, &st, &err) == 0, "%s: %s", ops->name, err.msg);
+    /* an onode and a 1000 B buffer every 100 us, round robin over the shards */
+    uint64_t end_ns = 10000000000ull, k = 0;
+    for (uint64_t t = 0; t < end_ns; t += 100000, k++) {
+        while (rs_evq_next_ns(&eng.q) <= t) {
+            rs_event ev;
+            rs_evq_pop(&eng.q, &ev, &err);
+            eng.now_ns = sf_now = ev.t_ns;
+            ev.fn(ev.ctx, ev.t_ns);
+        }
+        eng.now_ns = sf_now = t;
+        if (ops->wake)
+            CHECK(ops->wake(st, t, &err) == 0);
+        uint32_t s = (uint32_t)(k % SHARDS);
+        f.items[s]++;
+        if (ops->after_shard_insert)
+            ops->after_shard_insert(st, s, 1, t);
+        f.bytes[s] += 1000;
+        if (ops->after_shard_insert)
+            ops->after_shard_insert(st, s, 0, t);
+    }
+    CHECK_MSG(stats.trims_count > 0 && f.evicted > 0, "%s never trimmed", ops->name);
+    CHECK_MSG(stats.trimmed_items_count == f.evicted && stats.trimmed_bytes == f.evicted_bytes,
+              "%s: trimmed %llu items %llu B, target evicted %llu, %llu B", ops->name,
+              (unsigned long long)stats.trimmed_items_count, (unsigned long long)stats.trimmed_bytes,
+              (unsigned long long)f.evicted, (unsigned long long)f.evicted_bytes);
+    if (end_ns - f.last_trim_ns > f.max_gap_ns)
+        f.max_gap_ns = end_ns - f.last_trim_ns;
+    CHECK_MSG(f.max_gap_ns <= 5000000000ull, "%s: %llu ns without a trim", ops->name,
+              (unsigned long long)f.max_gap_ns);
+    uint64_t limit = ops->limit_bytes(st);
+    CHECK_MSG(sf_used(&f) <= limit + (end_ns - f.last_trim_ns) / 100000 * 2000 + 2000 * SHARDS,
+              "%s: cache ran away (%llu B, limit %llu B)", ops->name,
+              (unsigned long long)sf_used(&f), (unsigned long long)limit);
+    ops->destroy(st);
+    rs_engine_release(&eng);
+    rs_config_free(cfg);
+}
+
 static void tmp_path(char *buf, size_t cap, const char *name)
 {
     snprintf(buf, cap, "%s/rssim-conf-%ld-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
@@ -553,8 +704,13 @@ int main(void)
         check_cache(rs_reg_cache.entries[i]);
     for (size_t i = 0; i < rs_reg_layout.count; i++)
         check_layout(rs_reg_layout.entries[i]);
-    for (size_t i = 0; i < rs_reg_trim.count; i++)
-        check_trim(rs_reg_trim.entries[i]);
+    for (size_t i = 0; i < rs_reg_trim.count; i++) {
+        const rs_trim_ops *t = rs_reg_trim.entries[i];
+        if (t->needs == RS_TRIM_SHARDS)
+            check_trim_sharded(t);
+        else
+            check_trim(t);
+    }
     size_t ncodecs = 0;
     for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
         ncodecs++;

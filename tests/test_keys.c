@@ -115,10 +115,6 @@ static void check_all_read(const char *what, rs_config *cfg)
         rs_config_at(cfg, i, &key, &value);
         if (!strcmp(key, "seed"))
             continue; /* stored with the run; see its doc in sim/schema.c */
-        /* KNOWN: the osd's trim slot still picks its own modes by name, so
-         * the registry periodic's trim_interval is declared but unread */
-        if (!strcmp(key, "trim_interval") && !strcmp(c.daemon->name, "osd"))
-            continue;
         CHECK_MSG(rs_config_was_read(cfg, key), "%s: key '%s' = '%s' was accepted but never read",
                   what, key, value);
     }

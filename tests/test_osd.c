@@ -71,8 +71,12 @@ static const char *const quiet[] = {
     "osd_op_read_random_cost=0", "osd_op_write_random_cost=0",
     "osd_device_read_rand_cost=0", "osd_device_read_seq_cost=0", "osd_device_write_cost=0",
     "osd_device_read_bandwidth=1T", "osd_device_write_bandwidth=1T", "osd_client_latency=0",
-    "osd_trim_cost_fixed=0", "osd_trim_cost_per_item=0", "bluestore_cache_kv_max=0",
+    "osd_trim_cost_per_item=0",
     "write_buffer_size=0", "osd_memory_base=0", "sample_interval=10ms", "osd_pg_num=0", NULL,
+};
+/* The same for keys only some trim policies read: set when the test's does. */
+static const char *const quiet_trim[][2] = {
+    { "osd_trim_cost_fixed", "0" }, { "bluestore_cache_kv_max", "0" }, { NULL, NULL },
 };
 
 /* Run the trace with quiet + the NULL-terminated extra settings. */
@@ -86,6 +90,11 @@ static int run(rs_result *res, const char *const *extra)
         CHECK_MSG(rs_config_set_kv(cfg, *kv, "test", &err) == 0, "%s", *kv);
     for (const char *const *kv = extra; *kv; kv++)
         CHECK_MSG(rs_config_set_kv(cfg, *kv, "test", &err) == 0, "%s", *kv);
+    const char *trim = rs_config_raw(cfg, "trim");
+    const rs_trim_ops *t = rs_registry_find(&rs_reg_trim, trim ? trim : "bluestore-mempool");
+    for (int i = 0; t && quiet_trim[i][0]; i++)
+        if (rs_param_find(t->params, quiet_trim[i][0]) && !rs_config_raw(cfg, quiet_trim[i][0]))
+            CHECK(rs_config_set(cfg, quiet_trim[i][0], quiet_trim[i][1], &err) == 0);
     rs_result_init(res);
     int rc = rs_run_execute(trace_path, cfg, res, &st, &err);
     CHECK_MSG(rc == 0, "run: %s", err.msg);
@@ -117,7 +126,7 @@ static void test_periodic_overshoot(void)
     for (uint64_t i = 0; i < 2000; i++)
         rec(i * MS, 1, i / 64, (uint32_t)(i % 64) * 65536u, 65536, 0);
     trace_end();
-    const char *const extra[] = { "trim=periodic", "bluestore_cache_trim_interval=200ms",
+    const char *const extra[] = { "trim=bluestore-mempool", "bluestore_cache_trim_interval=200ms",
                                   "bluestore_cache_size=16M", "bluestore_cache_meta_ratio=0.5",
                                   "bluestore_cache_kv_ratio=0", "bluestore_default_buffered_write=true",
                                   NULL };
@@ -139,7 +148,7 @@ static void test_on_add_bound(void)
     for (uint64_t i = 0; i < 2000; i++)
         rec(i * MS, 1, i / 64, (uint32_t)(i % 64) * 65536u, 65536, 0);
     trace_end();
-    const char *const extra[] = { "trim=on-insert", "bluestore_cache_size=32M",
+    const char *const extra[] = { "trim=bluestore-on-add", "bluestore_cache_size=32M",
                                   "bluestore_cache_meta_ratio=0.5", "bluestore_cache_kv_ratio=0",
                                   "osd_num_cache_shards=4", "bluestore_default_buffered_write=true",
                                   NULL };
@@ -163,7 +172,7 @@ static void test_closed_loop(void)
     for (uint64_t i = 0; i < 1000; i++)
         rec(0, 0, i % 50, (uint32_t)(i / 50) * 4096u, 4096, 0);
     trace_end();
-    const char *const extra[] = { "trim=periodic", "client_iodepth=4", "osd_op_read_cost=100us",
+    const char *const extra[] = { "trim=bluestore-mempool", "client_iodepth=4", "osd_op_read_cost=100us",
                                   NULL };
     if (run(&res, extra) == 0) {
         CHECK_MSG(near(metric(&res, "iops"), 10000.0, 1e-4), "iops %g", metric(&res, "iops"));
@@ -183,7 +192,7 @@ static void test_closed_loop(void)
     for (uint64_t i = 0; i < 1000; i++)
         rec(0, 0, i % 50, (uint32_t)(i / 50) * 4096u, 4096, (uint16_t)(i % 4));
     trace_end();
-    const char *const jobs[] = { "trim=periodic", "client_iodepth=2", "osd_op_read_cost=100us", NULL };
+    const char *const jobs[] = { "trim=bluestore-mempool", "client_iodepth=2", "osd_op_read_cost=100us", NULL };
     if (run(&res, jobs) == 0) {
         CHECK_MSG(near(metric(&res, "iops"), 10000.0, 1e-4), "iops %g", metric(&res, "iops"));
         CHECK_MSG(near(metric(&res, "latency_p50_ns"), 800 * US, 0.01), "p50 %g",
@@ -191,7 +200,7 @@ static void test_closed_loop(void)
     }
     rs_result_release(&res);
     /* open loop with the same trace: every op issued at 0, queueing */
-    const char *const open[] = { "trim=periodic", "client_iodepth=0", "osd_op_read_cost=100us", NULL };
+    const char *const open[] = { "trim=bluestore-mempool", "client_iodepth=0", "osd_op_read_cost=100us", NULL };
     if (run(&res, open) == 0)
         CHECK(near(metric(&res, "latency_p99.9_ns"), 1000 * 100.0 * US, 0.01));
     rs_result_release(&res);
@@ -211,7 +220,7 @@ static void test_trim_lock(void)
         rec(i * 100 * US, 0, i, 0, 4096, 0);
     rec(10 * MS, 0, 99, 0, 4096, 1);
     trace_end();
-    const char *const extra[] = { "trim=periodic", "bluestore_cache_trim_interval=10ms",
+    const char *const extra[] = { "trim=bluestore-mempool", "bluestore_cache_trim_interval=10ms",
                                   "bluestore_cache_size=0", "osd_op_read_cost=50us",
                                   "osd_trim_cost_fixed=1ms", "osd_trim_cost_per_item=7us", NULL };
     if (run(&res, extra) == 0) {
@@ -246,7 +255,7 @@ static void test_2q(void)
     for (unsigned i = 0; i < 6; i++)
         rec(i * MS, 0, 7, seq[i], 4096, 0);
     trace_end();
-    const char *const extra[] = { "trim=on-insert", "bluestore_cache_size=8K",
+    const char *const extra[] = { "trim=bluestore-on-add", "bluestore_cache_size=8K",
                                   "bluestore_cache_meta_ratio=0", "bluestore_cache_kv_ratio=0", NULL };
     if (run(&res, extra) == 0) {
         CHECK_EQ_U64(metric(&res, "buffers_hot_count"), 1);
@@ -280,7 +289,7 @@ static void test_pinned_onodes(void)
     for (uint64_t i = 0; i < 5; i++)
         rec(MS + i * US, 0, i, 0, 4096, (uint16_t)(5 + i));
     trace_end();
-    const char *base[] = { "trim=periodic", "bluestore_cache_trim_interval=50ms",
+    const char *base[] = { "trim=bluestore-mempool", "bluestore_cache_trim_interval=50ms",
                            "bluestore_cache_size=0", "osd_op_num_threads_per_shard=8",
                            "osd_op_write_cost=1s", "osd_op_read_cost=1us", NULL, NULL };
     base[6] = "bluestore_cache_trim_max_skip_pinned=64";
@@ -395,7 +404,7 @@ static void test_autotune_run(void)
     for (uint64_t i = 0; i < 3000; i++)
         rec(i * MS, 0, i / 4, (uint32_t)(i % 4) * (uint32_t)MIB, MIB, 0);
     trace_end();
-    const char *extra[] = { "trim=autotune", "osd_memory_target=1G", "osd_memory_base=128M",
+    const char *extra[] = { "trim=bluestore-autotune", "osd_memory_target=1G", "osd_memory_base=128M",
                             "osd_memory_cache_min=64M", "osd_num_cache_shards=4",
                             "bluestore_cache_meta_ratio=0.1", "bluestore_cache_kv_ratio=0.1",
                             "write_buffer_size=128M", "alloc=tcmalloc", NULL };
@@ -421,7 +430,7 @@ static void test_pg_order(void)
     rec(0, 0, 5, 0, 4096, 0);
     rec(0, 0, 5, 4096, 4096, 1);
     trace_end();
-    const char *extra[] = { "trim=periodic", "osd_op_num_threads_per_shard=2",
+    const char *extra[] = { "trim=bluestore-mempool", "osd_op_num_threads_per_shard=2",
                             "osd_op_read_cost=100us", "osd_pg_num=64", NULL };
     if (run(&res, extra) == 0) {
         CHECK(near(metric(&res, "latency_p50_ns"), 100 * US, 0.01));
@@ -446,7 +455,7 @@ static void test_strict(void)
     rec(0, 0, 1, 0, 4096, 0);
     rec(MS, 0, 1ull << 33, 0, 4096, 0);
     trace_end();
-    const char *const lax[] = { "trim=periodic", NULL };
+    const char *const lax[] = { "trim=bluestore-mempool", NULL };
     if (run(&res, lax) == 0) {
         CHECK_EQ_U64(metric(&res, "records_skipped_count"), 1);
         CHECK_EQ_U64(metric(&res, "ops_count"), 1);

@@ -31,10 +31,14 @@ typedef enum rs_component_kind {
 } rs_component_kind;
 
 /* One component a daemon uses: the key choosing it (type string, default
- * plug-in and doc in param) and its kind.  Tables end with param.key NULL. */
+ * plug-in and doc in param) and its kind.  Tables end with param.key NULL.
+ * A trim slot says which target it offers (RS_TRIM_BYTES or RS_TRIM_SHARDS,
+ * trim.h; 0 = RS_TRIM_BYTES); a policy needing another is refused when the
+ * run is configured. */
 typedef struct rs_daemon_slot {
     rs_param param;
     rs_component_kind kind;
+    unsigned offers; /* trim slots: the target kind the daemon hands the policy */
 } rs_daemon_slot;
 
 #define RS_DAEMON_MAX_SLOTS 8

@@ -10,71 +10,40 @@
  * which gives up after bluestore_cache_trim_max_skip_pinned of them (v15
  * LruOnodeCacheShard::_trim_to).  Evicting an onode drops its buffers (they
  * hang off its blobs' SharedBlob::bc).  Allocations per object, all counted
- * in the BlueStore mempools (accounted): an onode is Onode (616 B,
- * bluestore_cache_onode) + osd_onode_extra_bytes of extents/blobs
- * (bluestore_cache_other); a buffer is Buffer (96 B, cache_other) + its data
- * (cache_data, at the requested length); a warm_out ghost keeps only Buffer.
+ * in the BlueStore mempools (accounted), are the onode_layout and
+ * buffer_layout slots' (models/layout/bluestore.c: Onode 616 B + extents
+ * and blobs; Buffer 96 B + data at the requested length, a warm_out ghost
+ * keeping only Buffer).
  *
- * When to trim is the `trim` key, done here because BlueStore's trimming is
- * per shard and mixes a count limit with a byte limit, which the one-target
- * rs_trim interface cannot say:
- *   periodic   Luminous MempoolThread: trim every shard in turn to
- *              (meta+data ratio)·cache/shards, buffers first (Cache::trim
- *              at 50eb2108bd), then sleep bluestore_cache_trim_interval;
- *   on-insert  Octopus trim-on-add: a shard trims right after an insert to
- *              its own max; every trim interval _resize_shards recomputes the
- *              per-shard max from bytes_per_onode;
- *   autotune   on-insert plus PriorityCache (models/trim/pcache.h): tune the
- *              budget every osd_memory_cache_resize_interval from the
- *              allocator's mapped bytes (+ the heap-allocated base), balance
- *              every bluestore_cache_autotune_interval; without tcmalloc only
- *              the Manager constructor's single tune runs (no feedback).
+ * When to trim is the trim slot's policy (models/trim/bluestore.c): the
+ * daemon hands it a sharded target (RS_TRIM_SHARDS, trim.h) — per shard the
+ * onode LRU by count and the buffer 2Q by bytes, each trimmed on its own,
+ * the shard's lock for a background pass, the totals — and calls it after
+ * each insert (trim-on-add) and when an op starts (the MempoolThread sleeps
+ * while the OSD is idle).  It never names the policy.
  *
- * Service (docs/models.md, "Service"): an op goes to op shard hash(object) mod
- * osd_op_num_shards, queues FIFO for one of its osd_op_num_threads_per_shard
- * workers, which first takes the op's cache-shard lock (waiting while a trim
- * holds it), spends the op's CPU cost (stretched by any trim that takes the
- * lock meanwhile: the op needs it throughout), and for a read that misses
- * the buffer cache waits for the device (synchronous read).  A write leaves the worker
- * after its CPU cost and completes when the device has written it.  The
- * device is one FIFO server: occupancy per IO plus bytes/bandwidth.  The
- * client sees osd_client_latency more (network, librbd).  A trim holds its
- * shard's lock for osd_trim_cost_fixed + osd_trim_cost_per_item · items (a
- * MempoolThread pass) or osd_trim_cost_per_item · items (trim-on-add, on
- * the op's own worker).  Cache state changes when the op is issued; the
- * service model then times it.  Latency = completion - issue, kept in a
- * log-bucketed histogram (1/128 relative precision), never per op.
+ * Service (docs/models.md, "Service"): osd_service.c, through osd_service.h — op
+ * shards, workers, PG ordering, the device, clients, cache-shard locks and
+ * latency.  It issues each op and calls back apply() here, which changes the
+ * cache state when the op is issued; the service then times it.
  *
- * Closed-loop clients (client_iodepth > 0): each job (record thread) has at
- * most client_iodepth ops outstanding; a record is issued at max(its t_ns,
- * the moment its job has a free slot).  Records waiting for their job's
- * slot are kept in a pool of POOL_RECS shared by all jobs (a trace
- * interleaves its jobs round robin, but a job on a slow shard falls behind
- * the others by thousands of ops, as independent fio jobs do); while the
- * pool is full the engine is held (back-pressure), so memory stays bounded.
- *
- * Per object 48 bytes + ~11 in the hash tables; per op in flight 88 bytes.
+ * Per object 48 bytes + ~11 in the hash tables.
  */
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
-#include "../trim/pcache.h"
+#include "../layout/layout.h"
 #include "daemon.h"
+#include "osd_service.h"
 
 #define NONE UINT32_MAX
-#define POOL_RECS 65536u /* records waiting for a slot, all jobs together (2.6 MB) */
-#define OP_CHUNK 4096u
-#define HIST_SUB 128u /* sub-buckets per power of two */
-#define HIST_N (64u * HIST_SUB)
-#define CLOG_N 4096u /* completion-time log entries (every stride-th completion) */
+#define OSD_MEMORY_TARGET_DEFAULT (4ull << 30) /* osd_memory_target's default (v15) */
+
+enum { SLOT_TRIM, SLOT_ONODE_LAYOUT, SLOT_BUFFER_LAYOUT }; /* index in slots[], env->parts[] */
 
 enum { L_NONE, L_ONODE, L_WARM_IN, L_HOT, L_WARM_OUT, L__N };
-enum { MODE_PERIODIC, MODE_ON_ADD, MODE_AUTOTUNE };
-enum { ONODE_BYTES = 616, BUFFER_BYTES = 96 }; /* sizeof, Ceph v15.2.5 */
 
 typedef struct obj {
     uint64_t key;          /* onode: object number; buffer: object << 32 | offset */
@@ -94,40 +63,15 @@ typedef struct qlist {
 
 typedef struct cshard {
     qlist l[L__N];             /* per list; bytes = data bytes (buffers) */
-    uint64_t max_onodes;       /* on-add modes: _resize_shards' per-shard max */
-    uint64_t max_buffer_bytes;
-    uint64_t lock_from_ns, lock_until_ns; /* a trim holds the shard lock then */
 } cshard;
-
-struct osd;
-typedef struct oshard {
-    struct osd *o;
-    uint32_t qhead, qtail; /* FIFO of ops waiting for a worker */
-    uint32_t idle;         /* free workers */
-    uint32_t index;
-} oshard;
-
-typedef struct op {
-    struct osd *o;
-    uint64_t issue_ns, cpu_ns, dev_ns, trim_ns, bytes;
-    uint64_t start_ns, lock_seen_ns; /* its worker phase began; lock holds charged up to */
-    uint32_t next, onode, id, os_idx; /* next: queue or free-list link; os_idx: op shard */
-    uint32_t pg;
-    uint16_t job;
-    uint8_t write, device;
-} op;
-
-typedef struct job {
-    uint32_t outstanding;
-    uint32_t head, tail;   /* its records waiting, a list in osd.pool (NONE: none) */
-    uint8_t first;
-    uint64_t last_key[2], last_end[2]; /* per direction, as fio keeps them */
-} job;
 
 typedef struct osd {
     rs_engine *eng;
     rs_alloc *alloc;
-    int mode, tcmalloc;
+    rs_trim trim_policy;     /* the trim slot's policy, over target */
+    rs_trim_target target;
+    void (*after_shard_insert)(void *state, uint32_t shard, int items, uint64_t now_ns);
+    int (*wake)(void *state, uint64_t now_ns, rs_err *err);
     /* objects */
     obj *objs;
     uint32_t nobjs, cap, free_head;
@@ -137,63 +81,26 @@ typedef struct osd {
     uint64_t accounted_bytes, meta_bytes, data_bytes, n_onodes, n_buffers;
     uint64_t accounted_peak_bytes, items_peak_count;
     /* configuration */
-    uint64_t cache_bytes, extra_bytes, max_skip_pinned;
-    double meta_ratio, kv_ratio, data_ratio, kin_ratio, kout_ratio;
+    rs_layout onode_layout, buffer_layout;
+    uint64_t onode_bytes, extra_bytes; /* an onode's two allocations (onode layout) */
+    uint64_t buffer_bytes;             /* a buffer's head; its data follows (buffer layout) */
+    uint64_t max_skip_pinned;
+    double kin_ratio, kout_ratio;
     int buffered_read, buffered_write, strict;
-    uint64_t trim_interval_ns, fixed_ns, per_item_ns;
-    uint64_t read_cost_ns, write_cost_ns, read_rand_ns, write_rand_ns, cost_per_mib_ns, dev_rand_ns, dev_seq_ns,
-        dev_write_ns, dev_read_bw, dev_write_bw, client_ns;
     uint64_t base_bytes, heap_base_bytes;
-    rs_pcache pc;
-    uint64_t meta_alloc, data_alloc, resize_ns, balance_ns, next_resize_ns, next_balance_ns;
-    /* service */
-    oshard *os;
-    uint32_t nos, threads;
-    uint32_t npgs;        /* osd_pg_num; 0: no per-PG ordering */
-    uint8_t *pg_busy;     /* a worker holds the PG's lock */
-    op **chunks;
-    uint32_t nchunks, op_free, op_used;
-    uint64_t dev_busy_ns;
-    uint32_t timer_thread, cur_thread;
-    uint64_t inflight;    /* ops issued and not complete */
-    int mempool_armed;    /* periodic: a MempoolThread pass is scheduled */
-    /* clients */
-    job *jobs;
-    rs_rec *pool;          /* closed loop: records waiting for their job's slot */
-    uint32_t *pool_next;   /* list links; free slots chained from pool_free */
-    uint32_t pool_free, pool_n;
-    uint32_t njobs;
-    int64_t iodepth;
+    rs_osd_service *svc;  /* op shards, workers, device, clients (osd_service.h) */
+    uint32_t nos, timer_thread, cur_thread;
     /* results */
     rs_trim_stats trim;
-    uint64_t trim_lock_ns, ops_done, bytes_done, first_issue_ns, last_done_ns, skipped;
-    uint64_t reads, writes, buf_hits, onode_hits, lat_sum_ns;
-    uint64_t shard_excess_peak_bytes; /* on-add modes: buffer bytes over a shard's max, at worst */
-    uint64_t hist[HIST_N];
-    uint64_t clog[CLOG_N]; /* time of completion k*stride, k = 1.. */
-    uint64_t clog_stride;
-    uint32_t clog_n;
+    uint64_t skipped, reads, writes, buf_hits, onode_hits;
 } osd;
 
 static const rs_param params[] = {
     { .key = "osd_memory_base", .type = RS_PT_SIZE, .def = "768M",
-      .doc = "estimate of the OSD's memory outside its caches (768 MiB): resident base, and "
-             "autotune's floor" },
+      .doc = "estimate of the OSD's memory outside its caches (768 MiB): resident base (and "
+             "bluestore-autotune's floor)" },
     { .key = "strict", .type = RS_PT_BOOL, .def = "false",
       .doc = "a record the osd cannot apply stops the run with FILE:LINE instead of being counted" },
-    { .key = "bluestore_cache_size", .type = RS_PT_SIZE, .def = "3G",
-      .doc = "BlueStore cache size (bluestore_cache_size_ssd 3 GiB; _hdd 1 GiB); on-insert and periodic trims" },
-    { .key = "bluestore_cache_meta_ratio", .type = RS_PT_DOUBLE, .def = "0.01",
-      .doc = "onode share of the cache (Luminous 0.01, v15 0.4, current 0.45)",
-      .range = "[0, 1]" },
-    { .key = "bluestore_cache_kv_ratio", .type = RS_PT_DOUBLE, .def = "0.99",
-      .doc = "RocksDB block-cache share (Luminous 0.99, v15 0.4, current 0.45); data = 1 - meta - kv",
-      .range = "[0, 1]" },
-    { .key = "bluestore_cache_kv_max", .type = RS_PT_SIZE, .def = "512M",
-      .doc = "Luminous cap on the kv share, the excess going to meta (0 = no cap, v15+)" },
-    { .key = "bluestore_cache_trim_interval", .type = RS_PT_DURATION, .def = "50ms",
-      .doc = "MempoolThread period: trim (periodic) or resize shards (on-insert, autotune); 200ms before PR 20498",
-      .range = "(0, )" },
     { .key = "bluestore_cache_trim_max_skip_pinned", .type = RS_PT_INT, .def = "64",
       .doc = "pinned onodes an onode trim skips before it gives up (64; 1000 since PR 40732)",
       .range = "[0, 1000000000]" },
@@ -210,50 +117,6 @@ static const rs_param params[] = {
     { .key = "osd_num_cache_shards", .type = RS_PT_INT, .def = "0",
       .doc = "cache shards; 0 = osd_op_num_shards as before Octopus (32 from Octopus)",
       .range = "[0, 256]" },
-    { .key = "osd_onode_extra_bytes", .type = RS_PT_SIZE, .def = "264",
-      .doc = "bluestore_cache_other bytes per cached onode: one Extent 48 + Blob 104 + SharedBlob 112",
-      .range = "[0, 4G)" },
-    { .key = "osd_op_num_shards", .type = RS_PT_INT, .def = "8",
-      .doc = "op shards (ssd 8, hdd 5)",
-      .range = "[1, 256]" },
-    { .key = "osd_op_num_threads_per_shard", .type = RS_PT_INT, .def = "2",
-      .doc = "worker threads per op shard (ssd 2, hdd 1)",
-      .range = "[1, 1024]" },
-    { .key = "osd_pg_num", .type = RS_PT_INT, .def = "128",
-      .doc = "PGs on the OSD: an object's PG picks its shards, and a PG's ops run one at a time "
-             "(the PG lock); 0 = no PG ordering",
-      .range = "[0, 1048576]" },
-    { .key = "osd_op_read_cost", .type = RS_PT_DURATION, .def = "20us",
-      .doc = "worker time of a read, device excluded (calibrated on PR 20498's table, docs/models.md)" },
-    { .key = "osd_op_write_cost", .type = RS_PT_DURATION, .def = "597us",
-      .doc = "worker time of a write before the device (calibrated: 8K_write)" },
-    { .key = "osd_op_read_random_cost", .type = RS_PT_DURATION, .def = "1461us",
-      .doc = "extra worker time of a read not continuing its job's last one (calibrated: 8K_randread)" },
-    { .key = "osd_op_write_random_cost", .type = RS_PT_DURATION, .def = "1275us",
-      .doc = "extra worker time of a write not continuing its job's last one (calibrated: 8K_randwrite)" },
-    { .key = "osd_op_cost_per_mib", .type = RS_PT_DURATION, .def = "1ms",
-      .doc = "worker time per MiB moved (copies, checksums)" },
-    { .key = "osd_device_read_rand_cost", .type = RS_PT_DURATION, .def = "40us",
-      .doc = "device occupancy of a random read (FIFO; calibrated)" },
-    { .key = "osd_device_read_seq_cost", .type = RS_PT_DURATION, .def = "30800ns",
-      .doc = "device occupancy of a read continuing its job's last one (calibrated: 8K_read)" },
-    { .key = "osd_device_write_cost", .type = RS_PT_DURATION, .def = "36100ns",
-      .doc = "device occupancy of a write (calibrated: 8K_rw, 1M_write)" },
-    { .key = "osd_device_read_bandwidth", .type = RS_PT_SIZE, .def = "1273M",
-      .doc = "device read bandwidth, bytes per second (calibrated: 1M_read, 8K_read)",
-      .range = "(0, )" },
-    { .key = "osd_device_write_bandwidth", .type = RS_PT_SIZE, .def = "750M",
-      .doc = "device write bandwidth, bytes per second (calibrated: 1M_write)",
-      .range = "(0, )" },
-    { .key = "osd_client_latency", .type = RS_PT_DURATION, .def = "200us",
-      .doc = "client and network time of an op outside the OSD" },
-    { .key = "osd_trim_cost_fixed", .type = RS_PT_DURATION, .def = "11ms",
-      .doc = "shard-lock time of one MempoolThread trim of a shard, whatever it frees (fitted on PR 20498's 8K_randread)" },
-    { .key = "osd_trim_cost_per_item", .type = RS_PT_DURATION, .def = "300ns",
-      .doc = "shard-lock time per onode or buffer a trim evicts" },
-    { .key = "client_iodepth", .type = RS_PT_INT, .def = "0",
-      .doc = "ops each client job keeps outstanding (0 = open loop: issue each record at its t_ns)",
-      .range = "[0, 65535]" },
     { .key = "write_buffer_size", .type = RS_PT_SIZE, .def = "256M",
       .doc = "RocksDB memtable size (bluestore_rocksdb_options, Luminous..v15; 16M now)" },
     { .key = "max_write_buffer_number", .type = RS_PT_INT, .def = "4",
@@ -261,6 +124,7 @@ static const rs_param params[] = {
       .range = "[0, 4096]" },
     { .key = "osd_pg_log_bytes", .type = RS_PT_SIZE, .def = "0",
       .doc = "resident pg log memory (unsourced: no default, set it from dump_mempools osd_pglog)" },
+    RS_OSD_SERVICE_PARAMS,
     { .key = NULL },
 };
 
@@ -408,8 +272,8 @@ static void buffer_remove(osd *o, uint32_t id)
     list_unlink(o, id);
     table_del(o, &o->buffers, b->key);
     o->n_buffers--;
-    account(o, BUFFER_BYTES, len, -1);
-    obj_free(o, id, BUFFER_BYTES);
+    account(o, o->buffer_bytes, len, -1);
+    obj_free(o, id, o->buffer_bytes);
 }
 
 /* warm_in -> warm_out: drop the data, keep the Buffer as a ghost. */
@@ -433,8 +297,8 @@ static void onode_remove(osd *o, uint32_t id, uint64_t *r_items)
     list_unlink(o, id);
     table_del(o, &o->onodes, o->objs[id].key);
     o->n_onodes--;
-    account(o, ONODE_BYTES + o->extra_bytes, 0, -1);
-    obj_free(o, id, ONODE_BYTES);
+    account(o, o->onode_bytes + o->extra_bytes, 0, -1);
+    obj_free(o, id, o->onode_bytes);
 }
 
 /* ---- trimming ---- */
@@ -503,167 +367,94 @@ static uint64_t onodes_trim_to(osd *o, cshard *c, uint64_t max)
     return items;
 }
 
-static uint64_t bytes_per_onode(const osd *o)
+/* ---- the trim policy's target (RS_TRIM_SHARDS, trim.h) ---- */
+
+static void tgt_usage(void *ctx, rs_trim_usage *r)
 {
-    uint64_t n = o->n_onodes < 2 ? 2 : o->n_onodes;
-    uint64_t b = o->meta_bytes / n;
-    return b ? b : 1;
+    const osd *o = ctx;
+    *r = (rs_trim_usage){ .items_count = o->n_onodes, .meta_bytes = o->meta_bytes,
+                          .data_bytes = o->data_bytes };
 }
 
-/* Luminous Cache::trim(shard_target, meta_ratio, data_ratio, bytes_per_onode). */
-static uint64_t luminous_trim_shard(osd *o, cshard *c, uint64_t target, uint64_t bpo)
+static void tgt_shard_usage(void *ctx, uint32_t shard, uint64_t *r_items, uint64_t *r_bytes)
 {
-    uint64_t cur_meta = c->l[L_ONODE].count * bpo;
-    uint64_t cur_buf = c->l[L_WARM_IN].bytes + c->l[L_HOT].bytes, cur = cur_meta + cur_buf;
-    uint64_t t_meta = (uint64_t)((double)target * o->meta_ratio);
-    uint64_t t_buf = (uint64_t)((double)target * o->data_ratio);
-    if (t_meta > target)
-        t_meta = target;
-    if (t_buf > target - t_meta)
-        t_buf = target - t_meta;
-    if (cur <= target)
-        return 0;
-    uint64_t need = cur - target, free_buf = 0;
-    if (cur_buf > t_buf)
-        free_buf = cur_buf - t_buf < need ? cur_buf - t_buf : need;
-    uint64_t free_meta = need - free_buf;
-    uint64_t max_buf = cur_buf - free_buf, max_meta = cur_meta - free_meta;
-    uint64_t items = buffers_trim_to(o, c, max_buf);
-    return items + onodes_trim_to(o, c, max_meta / bpo);
+    const cshard *c = &((const osd *)ctx)->cs[shard];
+    *r_items = c->l[L_ONODE].count;
+    *r_bytes = c->l[L_WARM_IN].bytes + c->l[L_HOT].bytes;
 }
 
-/* Hold cache shard c's lock for ns from start_ns (later holds extend it). */
-static void shard_lock(osd *o, cshard *c, uint64_t start_ns, uint64_t ns)
-{
-    if (c->lock_until_ns >= start_ns && c->lock_until_ns > c->lock_from_ns) {
-        c->lock_until_ns += ns;
-    } else {
-        c->lock_from_ns = start_ns;
-        c->lock_until_ns = start_ns + ns;
-    }
-    o->trim_lock_ns += ns;
-}
-
-/* The Luminous MempoolThread: one pass over every shard, each under its
- * lock, then cond.WaitInterval(bluestore_cache_trim_interval): the next
- * pass starts an interval after this one ends.  The thread is simulated
- * while the OSD has ops in flight (a one-shot chain, so a run still ends)
- * and restarts with the next op after an idle spell. */
-static void on_mempool_trim(void *ctx, uint64_t now_ns)
+static uint64_t tgt_shard_trim_bytes(void *ctx, uint32_t shard, uint64_t max_bytes, int background,
+                                     uint64_t *r_bytes)
 {
     osd *o = ctx;
-    uint64_t bpo = bytes_per_onode(o), at = now_ns, total = 0;
-    uint64_t target = (uint64_t)((o->meta_ratio + o->data_ratio) * (double)(o->cache_bytes / o->ncs));
     uint64_t before = o->accounted_bytes;
-    o->cur_thread = o->timer_thread;
-    for (uint32_t i = 0; i < o->ncs; i++) {
-        uint64_t items = luminous_trim_shard(o, &o->cs[i], target, bpo);
-        uint64_t ns = o->fixed_ns + o->per_item_ns * items;
-        shard_lock(o, &o->cs[i], at, ns);
-        at += ns;
-        total += items;
-    }
-    if (total) { /* counted as the sampler counts trims: passes that evicted */
-        o->trim.trims_count++;
-        o->trim.trimmed_items_count += total;
-        o->trim.trimmed_bytes += before - o->accounted_bytes;
-        o->trim.last_trim_ns = now_ns;
-    }
-    o->mempool_armed = o->inflight > 0;
-    if (o->mempool_armed) {
-        rs_err err;
-        if (rs_engine_at(o->eng, at + o->trim_interval_ns, on_mempool_trim, o, &err))
-            rs_engine_abort(o->eng, &err);
-    }
+    if (background)
+        o->cur_thread = o->timer_thread; /* the MempoolThread frees on a thread of its own */
+    uint64_t items = buffers_trim_to(o, &o->cs[shard], max_bytes);
+    *r_bytes += before - o->accounted_bytes;
+    return items;
 }
 
-/* _resize_shards: the per-shard max from the meta/data allocations. */
-static void resize_shards(osd *o)
+static uint64_t tgt_shard_trim_items(void *ctx, uint32_t shard, uint64_t max_items, int background,
+                                     uint64_t *r_bytes)
 {
-    uint64_t bpo = bytes_per_onode(o);
-    for (uint32_t i = 0; i < o->ncs; i++) {
-        o->cs[i].max_onodes = o->meta_alloc / o->ncs / bpo;
-        o->cs[i].max_buffer_bytes = o->data_alloc / o->ncs;
-    }
+    osd *o = ctx;
+    uint64_t before = o->accounted_bytes;
+    if (background)
+        o->cur_thread = o->timer_thread;
+    uint64_t items = onodes_trim_to(o, &o->cs[shard], max_items);
+    *r_bytes += before - o->accounted_bytes;
+    return items;
 }
 
-static uint64_t heap_mapped(const osd *o)
+static uint64_t tgt_shard_hold(void *ctx, uint32_t shard, uint64_t start_ns, uint64_t fixed_ns,
+                               uint64_t items)
 {
-    if (!o->tcmalloc)
-        return 0; /* disabled_heap_profiler.cc: the property reads fail */
+    return rs_osd_service_hold(((osd *)ctx)->svc, shard, start_ns, fixed_ns, items);
+}
+
+static int tgt_busy(void *ctx)
+{
+    return rs_osd_service_inflight(((const osd *)ctx)->svc) > 0;
+}
+
+static uint64_t tgt_used(void *ctx)
+{
+    return ((const osd *)ctx)->accounted_bytes;
+}
+
+/* The heap's mapped bytes (tcmalloc only), the heap-allocated base included. */
+static uint64_t tgt_mapped(void *ctx)
+{
+    const osd *o = ctx;
     rs_alloc_stats s;
     o->alloc->ops->stats(o->alloc->state, &s);
     return s.mapped_bytes + o->heap_base_bytes;
 }
 
-static void balance(osd *o)
+static void tgt_release(void *ctx, uint64_t now_ns)
 {
-    const double ratio[3] = { o->kv_ratio, o->meta_ratio, o->data_ratio };
-    uint64_t commit[3];
-    /* the RocksDB block cache is not simulated: it is taken to want its
-     * whole ratio share, as a warm block cache does */
-    uint64_t want[3] = { (uint64_t)((double)o->pc.tuned_bytes * o->kv_ratio), o->meta_bytes,
-                         o->data_bytes };
-    rs_pcache_balance(&o->pc, 3, want, ratio, commit);
-    o->meta_alloc = commit[1];
-    o->data_alloc = commit[2];
+    const osd *o = ctx;
+    o->alloc->ops->release(o->alloc->state, now_ns);
 }
 
-/* The v15 MempoolThread loop body (every trim interval). */
-static void on_mempool_resize(void *ctx, uint64_t now_ns)
+/* Items a trim-on-add evicted after an insert into shard (items: the onode LRU). */
+static uint64_t trim_after_insert(osd *o, uint32_t shard, int items)
 {
-    osd *o = ctx;
-    if (o->mode == MODE_AUTOTUNE) {
-        if (now_ns >= o->next_balance_ns) {
-            balance(o);
-            o->next_balance_ns = now_ns + o->balance_ns;
-        }
-        if (o->tcmalloc && now_ns >= o->next_resize_ns) {
-            if (o->alloc->ops->release)
-                o->alloc->ops->release(o->alloc->state, now_ns); /* ReleaseFreeMemory */
-            rs_pcache_tune(&o->pc, heap_mapped(o));
-            o->next_resize_ns = now_ns + o->resize_ns;
-        }
-    }
-    resize_shards(o);
-}
-
-/* Trim-on-add: the shard trims itself after an insert, on the op's thread. */
-static uint64_t trim_on_add(osd *o, cshard *c, int onode)
-{
-    if (o->mode == MODE_PERIODIC)
+    if (!o->after_shard_insert)
         return 0;
-    uint64_t before = o->accounted_bytes;
-    uint64_t items = onode ? onodes_trim_to(o, c, c->max_onodes)
-                           : buffers_trim_to(o, c, c->max_buffer_bytes);
-    if (items) {
-        o->trim.trims_count++;
-        o->trim.trimmed_items_count += items;
-        o->trim.trimmed_bytes += before - o->accounted_bytes;
-        o->trim.last_trim_ns = o->eng->now_ns;
-    }
-    return items;
+    uint64_t before = o->trim.trimmed_items_count;
+    o->after_shard_insert(o->trim_policy.state, shard, items, o->eng->now_ns);
+    return o->trim.trimmed_items_count - before;
 }
 
 /* ---- the cache side of an op ---- */
 
-/* An object's PG, or its hash when PGs are off; shards follow it. */
-static uint64_t pg_of(const osd *o, uint64_t object)
+static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32_t *r_id,
+                     uint64_t *r_items, rs_err *err)
 {
-    uint64_t h = rs_hash64(object);
-    return o->npgs ? h % o->npgs : h;
-}
-
-static uint32_t cache_shard_of(const osd *o, uint64_t object)
-{
-    /* the op shard's hash: with as many cache shards as op shards (Luminous)
-     * op shard i uses cache shard i, as both follow the PG */
-    return (uint32_t)(pg_of(o, object) % o->ncs);
-}
-
-static int get_onode(osd *o, uint64_t object, uint32_t *r_id, uint64_t *r_items, rs_err *err)
-{
-    uint32_t id = table_find(o, &o->onodes, object);
+    /* h: the object's hash, which the service computed for its PG */
+    uint32_t id = rs_idmap_id(&o->onodes, rs_idmap_probe(&o->onodes, object, h, obj_key, o));
     int rc;
     if (id != NONE) {
         o->onode_hits++;
@@ -674,17 +465,16 @@ static int get_onode(osd *o, uint64_t object, uint32_t *r_id, uint64_t *r_items,
     }
     if ((rc = rs_idmap_reserve(&o->onodes, err)))
         return rc;
-    uint32_t shard = cache_shard_of(o, object);
-    if ((rc = obj_new(o, object, shard, ONODE_BYTES, o->extra_bytes, &id, err)))
+    if ((rc = obj_new(o, object, shard, o->onode_bytes, o->extra_bytes, &id, err)))
         return rc;
     /* the extras are one allocation counted in bluestore_cache_other; the
      * len field remembers their size for the free */
-    table_put(o, &o->onodes, id);
+    rs_idmap_put(&o->onodes, rs_idmap_probe(&o->onodes, object, h, obj_key, o), object, h, id);
     list_push(o, &o->cs[shard], L_ONODE, id, 1);
     o->n_onodes++;
-    account(o, ONODE_BYTES + o->extra_bytes, 0, 1);
+    account(o, o->onode_bytes + o->extra_bytes, 0, 1);
     o->objs[id].pins++; /* the op's own reference: its trim-on-add must not take it */
-    *r_items += trim_on_add(o, &o->cs[shard], 1);
+    *r_items += trim_after_insert(o, shard, 1);
     o->objs[id].pins--;
     *r_id = id;
     return 0;
@@ -706,7 +496,7 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     if ((rc = rs_idmap_reserve(&o->buffers, err)))
         return rc;
     uint32_t shard = o->objs[onode].shard;
-    if ((rc = obj_new(o, key, shard, BUFFER_BYTES, len, &id, err)))
+    if ((rc = obj_new(o, key, shard, o->buffer_bytes, len, &id, err)))
         return rc;
     table_put(o, &o->buffers, id);
     obj *b = &o->objs[id], *on = &o->objs[onode];
@@ -716,21 +506,19 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     on->onext = id;
     list_push(o, &o->cs[shard], level, id, 1);
     o->n_buffers++;
-    account(o, BUFFER_BYTES, len, 1);
-    cshard *c = &o->cs[shard];
-    uint64_t held = c->l[L_WARM_IN].bytes + c->l[L_HOT].bytes; /* the peak: before the trim */
-    if (o->mode != MODE_PERIODIC && held > c->max_buffer_bytes &&
-        held - c->max_buffer_bytes > o->shard_excess_peak_bytes)
-        o->shard_excess_peak_bytes = held - c->max_buffer_bytes;
-    *r_items += trim_on_add(o, c, 0);
+    account(o, o->buffer_bytes, len, 1);
+    *r_items += trim_after_insert(o, shard, 0);
     return 0;
 }
 
-/* Apply rec to the cache; sets whether the device is needed. */
-static int cache_apply(osd *o, const rs_rec *rec, op *p, uint64_t *r_items, rs_err *err)
+/* Apply rec to the cache; says whether the device is needed. */
+static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs_osd_applied *p,
+                       rs_err *err)
 {
     uint64_t key = rec->key << 32 | rec->aux;
-    int rc = get_onode(o, rec->key, &p->onode, r_items, err);
+    uint64_t *r_items = &p->trimmed_count;
+    int write = rec->op == RS_OP_WRITE;
+    int rc = get_onode(o, rec->key, h, shard, &p->onode, r_items, err);
     if (rc)
         return rc;
     if (o->objs[p->onode].pins == UINT16_MAX)
@@ -739,7 +527,7 @@ static int cache_apply(osd *o, const rs_rec *rec, op *p, uint64_t *r_items, rs_e
     o->objs[p->onode].pins++;
     uint32_t b = table_find(o, &o->buffers, key);
     int cached = b != NONE && o->objs[b].list != L_WARM_OUT && o->objs[b].len >= rec->size_bytes;
-    if (p->write) {
+    if (write) {
         o->writes++;
         p->device = 1;
         if (o->buffered_write)
@@ -764,305 +552,31 @@ static int cache_apply(osd *o, const rs_rec *rec, op *p, uint64_t *r_items, rs_e
     return 0;
 }
 
-/* ---- the service model ---- */
+/* ---- the service's hooks (osd_service.h) ---- */
 
-static op *op_at(const osd *o, uint32_t id)
+static int svc_apply(void *ctx, const rs_rec *rec, uint32_t op_shard, uint32_t cache_shard,
+                     uint64_t object_hash, rs_osd_applied *r, rs_err *err)
 {
-    return &o->chunks[id / OP_CHUNK][id % OP_CHUNK];
-}
-
-static int op_new(osd *o, uint32_t *r_id, rs_err *err)
-{
-    if (o->op_free != NONE) {
-        *r_id = o->op_free;
-        o->op_free = op_at(o, o->op_free)->next;
-        return 0;
-    }
-    if (o->op_used == o->nchunks * OP_CHUNK) {
-        op **c = realloc(o->chunks, (o->nchunks + 1) * sizeof *c);
-        if (!c)
-            return rs_fail(err, RS_ENOMEM, "out of memory for ops in flight");
-        o->chunks = c;
-        if (!(c[o->nchunks] = calloc(OP_CHUNK, sizeof(op))))
-            return rs_fail(err, RS_ENOMEM, "out of memory for ops in flight");
-        o->nchunks++;
-    }
-    *r_id = o->op_used++;
-    return 0;
-}
-
-static void hist_add(osd *o, uint64_t v)
-{
-    unsigned idx;
-    if (v < HIST_SUB) {
-        idx = (unsigned)v;
-    } else {
-        unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 7 */
-        idx = (e - 6) * HIST_SUB + (unsigned)((v >> (e - 7)) - HIST_SUB);
-    }
-    o->hist[idx < HIST_N ? idx : HIST_N - 1]++;
-}
-
-/* The middle of bucket idx. */
-static double hist_value(unsigned idx)
-{
-    if (idx < HIST_SUB)
-        return idx;
-    unsigned e = idx / HIST_SUB + 6, m = idx % HIST_SUB + HIST_SUB;
-    return ((double)m + 0.5) * (double)(1ull << (e - 7));
-}
-
-static double hist_quantile(const osd *o, double q)
-{
-    uint64_t n = o->ops_done, rank = (uint64_t)ceil(q * (double)n), seen = 0;
-    if (!n)
-        return 0;
-    if (rank < 1)
-        rank = 1;
-    for (unsigned i = 0; i < HIST_N; i++) {
-        seen += o->hist[i];
-        if (seen >= rank)
-            return hist_value(i);
-    }
-    return hist_value(HIST_N - 1);
-}
-
-/* Log the time of every clog_stride-th completion; when the log is full,
- * keep every other entry and double the stride (bounded memory, the
- * quantiles of completion times stay within one stride). */
-static void clog_add(osd *o, uint64_t now_ns)
-{
-    if (o->ops_done % o->clog_stride)
-        return;
-    if (o->clog_n == CLOG_N) {
-        for (uint32_t i = 0; i < CLOG_N / 2; i++)
-            o->clog[i] = o->clog[2 * i + 1];
-        o->clog_n = CLOG_N / 2;
-        o->clog_stride *= 2;
-    }
-    if (o->ops_done % o->clog_stride == 0)
-        o->clog[o->clog_n++] = now_ns;
-}
-
-static void dispatch(oshard *s, uint64_t now_ns);
-static int issue(osd *o, const rs_rec *rec, rs_err *err);
-
-static void on_worker_done(void *ctx, uint64_t now_ns)
-{
-    op *p = ctx;
-    oshard *s = &p->o->os[p->os_idx];
-    if (p->pg != NONE)
-        p->o->pg_busy[p->pg] = 0;
-    s->idle++;
-    dispatch(s, now_ns);
-}
-
-static void on_complete(void *ctx, uint64_t now_ns)
-{
-    op *p = ctx;
-    osd *o = p->o;
-    job *j = &o->jobs[p->job];
-    uint64_t lat = now_ns - p->issue_ns;
-    hist_add(o, lat);
-    o->lat_sum_ns += lat;
-    o->ops_done++;
-    o->inflight--;
-    clog_add(o, now_ns);
-    o->bytes_done += p->bytes;
-    o->last_done_ns = now_ns;
-    o->objs[p->onode].pins--;
-    p->next = o->op_free;
-    o->op_free = p->id;
-    if (!o->iodepth)
-        return;
-    j->outstanding--;
-    if (j->head != NONE) {
-        uint32_t slot = j->head;
-        rs_rec r = o->pool[slot];
-        j->head = o->pool_next[slot];
-        if (j->head == NONE)
-            j->tail = NONE;
-        o->pool_next[slot] = o->pool_free;
-        o->pool_free = slot;
-        if (o->pool_n-- == POOL_RECS)
-            rs_engine_release_hold(o->eng);
-        r.t_ns = now_ns;
-        rs_err err;
-        if (issue(o, &r, &err))
-            rs_engine_abort(o->eng, &err);
-    }
-}
-
-static void schedule(osd *o, uint64_t t_ns, rs_event_fn fn, op *p)
-{
-    rs_err err;
-    if (rs_engine_at(o->eng, t_ns, fn, p, &err))
-        rs_engine_abort(o->eng, &err);
-}
-
-/* The op reaches the device (FIFO in arrival order).  A read's worker
- * waits for it; a write's worker is free from now on. */
-static void on_device(void *ctx, uint64_t now_ns)
-{
-    op *p = ctx;
-    osd *o = p->o;
-    uint64_t ds = now_ns > o->dev_busy_ns ? now_ns : o->dev_busy_ns;
-    o->dev_busy_ns = ds + p->dev_ns;
-    if (p->write)
-        on_worker_done(p, now_ns);
-    else
-        schedule(o, o->dev_busy_ns, on_worker_done, p);
-    schedule(o, o->dev_busy_ns + o->client_ns, on_complete, p);
-}
-
-/* The op's worker phase is over, unless a trim took its shard's lock
- * meanwhile: an op needs the lock throughout (onode, extent and buffer
- * lookups), so the phase stretches by the overlap. */
-static void on_cpu_done(void *ctx, uint64_t now_ns)
-{
-    op *p = ctx;
-    osd *o = p->o;
-    const cshard *c = &o->cs[o->objs[p->onode].shard];
-    if (c->lock_until_ns > p->lock_seen_ns) {
-        uint64_t from = c->lock_from_ns > p->lock_seen_ns ? c->lock_from_ns : p->lock_seen_ns;
-        if (from < p->start_ns)
-            from = p->start_ns;
-        uint64_t to = c->lock_until_ns < now_ns ? c->lock_until_ns : now_ns;
-        if (to > from) {
-            p->lock_seen_ns = c->lock_until_ns;
-            schedule(o, now_ns + (to - from), on_cpu_done, p);
-            return;
-        }
-    }
-    if (p->device) {
-        on_device(p, now_ns);
-    } else {
-        on_worker_done(p, now_ns);
-        schedule(o, now_ns + o->client_ns, on_complete, p);
-    }
-}
-
-/* Take the first waiting op of s whose PG no worker holds (a worker skips
- * a busy PG, as the sharded op queue keeps a PG's ops in order), or NULL. */
-static op *next_runnable(osd *o, oshard *s)
-{
-    uint32_t prev = NONE;
-    for (uint32_t id = s->qhead; id != NONE; prev = id, id = op_at(o, id)->next) {
-        op *p = op_at(o, id);
-        if (p->pg != NONE && o->pg_busy[p->pg])
-            continue;
-        if (prev == NONE)
-            s->qhead = p->next;
-        else
-            op_at(o, prev)->next = p->next;
-        if (s->qtail == id)
-            s->qtail = prev;
-        if (p->pg != NONE)
-            o->pg_busy[p->pg] = 1;
-        return p;
-    }
-    return NULL;
-}
-
-/* Start waiting ops on s's free workers. */
-static void dispatch(oshard *s, uint64_t now_ns)
-{
-    osd *o = s->o;
-    op *p;
-    while (s->idle && (p = next_runnable(o, s))) {
-        s->idle--;
-        cshard *c = &o->cs[o->objs[p->onode].shard];
-        uint64_t start = now_ns;
-        if (c->lock_from_ns <= start && start < c->lock_until_ns)
-            start = c->lock_until_ns; /* the worker blocks on the shard lock */
-        p->start_ns = p->lock_seen_ns = start;
-        if (p->trim_ns) { /* its own trim-on-add holds the lock, inside its time */
-            shard_lock(o, c, start, p->trim_ns);
-            p->lock_seen_ns = c->lock_until_ns;
-        }
-        schedule(o, start + p->cpu_ns + p->trim_ns, on_cpu_done, p);
-    }
-}
-
-static int issue(osd *o, const rs_rec *rec, rs_err *err)
-{
-    uint32_t id = NONE;
-    uint64_t items = 0;
-    int rc = op_new(o, &id, err);
-    if (rc)
+    osd *o = ctx;
+    int rc;
+    *r = (rs_osd_applied){ .onode = NONE };
+    if (o->wake && (rc = o->wake(o->trim_policy.state, o->eng->now_ns, err)))
         return rc;
-    op *p = op_at(o, id);
-    job *j = &o->jobs[rec->thread];
-    /* sequential: continues the job's last I/O, in its object or at the
-     * start of the next one (RBD lays an image out object after object) */
-    int w = rec->op == RS_OP_WRITE;
-    int seq = !j->first && ((j->last_key[w] == rec->key && j->last_end[w] == rec->aux) ||
-                            (j->last_key[w] + 1 == rec->key && rec->aux == 0));
-    *p = (op){ .o = o, .issue_ns = o->eng->now_ns, .bytes = rec->size_bytes, .id = id,
-               .next = NONE, .job = rec->thread, .write = rec->op == RS_OP_WRITE };
-    uint64_t pg = pg_of(o, rec->key);
-    uint32_t s_idx = (uint32_t)(pg % o->nos);
-    p->os_idx = s_idx;
-    p->pg = o->npgs ? (uint32_t)pg : NONE;
-    j->first = 0;
-    j->last_key[w] = rec->key;
-    j->last_end[w] = (uint64_t)rec->aux + rec->size_bytes;
-    if (!o->ops_done && !o->first_issue_ns)
-        o->first_issue_ns = o->eng->now_ns;
-    o->inflight++;
-    if (o->mode == MODE_PERIODIC && !o->mempool_armed) {
-        o->mempool_armed = 1;
-        if ((rc = rs_engine_at(o->eng, o->eng->now_ns + o->trim_interval_ns, on_mempool_trim, o, err)))
-            return rc;
-    }
-    o->cur_thread = s_idx;
-    if ((rc = cache_apply(o, rec, p, &items, err)))
-        return rc;
-    double mib = (double)rec->size_bytes / (1024.0 * 1024.0);
-    p->cpu_ns = (p->write ? o->write_cost_ns : o->read_cost_ns) +
-                (seq ? 0 : p->write ? o->write_rand_ns : o->read_rand_ns) +
-                (uint64_t)(mib * (double)o->cost_per_mib_ns);
-    p->trim_ns = items * o->per_item_ns;
-    uint64_t bw = p->write ? o->dev_write_bw : o->dev_read_bw;
-    p->dev_ns = (p->write ? o->dev_write_ns : seq ? o->dev_seq_ns : o->dev_rand_ns) +
-                (uint64_t)((double)rec->size_bytes * 1e9 / (double)bw);
-    if (o->iodepth)
-        j->outstanding++;
-    oshard *s = &o->os[s_idx];
-    if (s->qtail != NONE)
-        op_at(o, s->qtail)->next = id;
-    else
-        s->qhead = id;
-    s->qtail = id;
-    dispatch(s, o->eng->now_ns);
-    return 0;
+    o->cur_thread = op_shard;
+    return cache_apply(o, rec, cache_shard, object_hash, r, err);
+}
+
+static void svc_done(void *ctx, uint32_t onode)
+{
+    ((osd *)ctx)->objs[onode].pins--;
 }
 
 /* ---- the daemon interface ---- */
-
-static int grow_jobs(osd *o, uint32_t thread, rs_err *err)
-{
-    uint32_t n = o->njobs ? o->njobs : 16;
-    while (n <= thread)
-        n *= 2;
-    job *j = realloc(o->jobs, (size_t)n * sizeof *j);
-    if (!j)
-        return rs_fail(err, RS_ENOMEM, "out of memory for %u client jobs", n);
-    memset(j + o->njobs, 0, (size_t)(n - o->njobs) * sizeof *j);
-    for (uint32_t i = o->njobs; i < n; i++)
-        j[i].first = 1;
-    for (uint32_t i = o->njobs; i < n; i++)
-        j[i].head = j[i].tail = NONE;
-    o->jobs = j;
-    o->njobs = n;
-    return 0;
-}
 
 static int osd_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
     (void)memo;
     osd *o = state;
-    int rc;
     if ((rec->op != RS_OP_READ && rec->op != RS_OP_WRITE) || !rec->size_bytes ||
         rec->key > UINT32_MAX || rec->size_bytes > UINT32_MAX ||
         (uint64_t)rec->aux + rec->size_bytes > ((uint64_t)1 << 32)) {
@@ -1075,32 +589,7 @@ static int osd_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *e
         o->skipped++;
         return 0;
     }
-    if (rec->thread >= o->njobs && (rc = grow_jobs(o, rec->thread, err)))
-        return rc;
-    job *j = &o->jobs[rec->thread];
-    if (!o->iodepth || (j->outstanding < (uint64_t)o->iodepth && j->head == NONE))
-        return issue(o, rec, err);
-    if (!o->pool) {
-        o->pool = malloc(POOL_RECS * sizeof *o->pool);
-        o->pool_next = malloc(POOL_RECS * sizeof *o->pool_next);
-        if (!o->pool || !o->pool_next)
-            return rs_fail(err, RS_ENOMEM, "out of memory for waiting client records");
-        for (uint32_t i = 0; i < POOL_RECS; i++)
-            o->pool_next[i] = i + 1 < POOL_RECS ? i + 1 : NONE;
-        o->pool_free = 0;
-    }
-    uint32_t slot = o->pool_free; /* never NONE: the stream is held while the pool is full */
-    o->pool_free = o->pool_next[slot];
-    o->pool[slot] = *rec;
-    o->pool_next[slot] = NONE;
-    if (j->tail != NONE)
-        o->pool_next[j->tail] = slot;
-    else
-        j->head = slot;
-    j->tail = slot;
-    if (++o->pool_n == POOL_RECS)
-        rs_engine_hold(o->eng);
-    return 0;
+    return rs_osd_service_submit(o->svc, rec, err);
 }
 
 static void osd_destroy(void *state)
@@ -1108,81 +597,33 @@ static void osd_destroy(void *state)
     osd *o = state;
     if (!o)
         return;
-    for (uint32_t i = 0; i < o->nchunks; i++)
-        free(o->chunks[i]);
-    free(o->chunks);
+    rs_osd_service_destroy(o->svc);
     free(o->objs);
+    rs_trim_destroy(&o->trim_policy);
+    if (o->onode_layout.ops)
+        o->onode_layout.ops->destroy(o->onode_layout.state);
+    if (o->buffer_layout.ops)
+        o->buffer_layout.ops->destroy(o->buffer_layout.state);
     rs_idmap_release(&o->onodes);
     rs_idmap_release(&o->buffers);
     free(o->cs);
-    free(o->os);
-    free(o->pg_busy);
-    free(o->jobs);
-    free(o->pool);
-    free(o->pool_next);
     free(o);
 }
 
-static int configure(osd *o, const rs_config *cfg, rs_err *err)
+static void configure(osd *o, const rs_config *cfg)
 {
-    const char *trim = rs_config_string(cfg, "trim");
-    if (!strcmp(trim, "periodic"))
-        o->mode = MODE_PERIODIC;
-    else if (!strcmp(trim, "on-insert"))
-        o->mode = MODE_ON_ADD;
-    else if (!strcmp(trim, "autotune"))
-        o->mode = MODE_AUTOTUNE;
-    else
-        return rs_fail(err, RS_EINPUT, "daemon osd cannot use trim policy '%s' "
-                       "(it trims per shard: periodic, on-insert or autotune)", trim);
     int64_t nos = rs_config_int(cfg, "osd_op_num_shards");
-    int64_t thr = rs_config_int(cfg, "osd_op_num_threads_per_shard");
-    int64_t npgs = rs_config_int(cfg, "osd_pg_num");
     int64_t ncs = rs_config_int(cfg, "osd_num_cache_shards");
     int64_t skip = rs_config_int(cfg, "bluestore_cache_trim_max_skip_pinned");
-    o->iodepth = rs_config_int(cfg, "client_iodepth");
     int64_t nwb = rs_config_int(cfg, "max_write_buffer_number");
-    o->npgs = (uint32_t)npgs;
     o->nos = (uint32_t)nos;
-    o->threads = (uint32_t)thr;
     o->ncs = ncs ? (uint32_t)ncs : o->nos;
     o->max_skip_pinned = (uint64_t)skip;
-    o->cache_bytes = rs_config_size(cfg, "bluestore_cache_size");
-    o->extra_bytes = rs_config_size(cfg, "osd_onode_extra_bytes");
-    o->meta_ratio = rs_config_double(cfg, "bluestore_cache_meta_ratio");
-    o->kv_ratio = rs_config_double(cfg, "bluestore_cache_kv_ratio");
     o->kin_ratio = rs_config_double(cfg, "bluestore_2q_cache_kin_ratio");
     o->kout_ratio = rs_config_double(cfg, "bluestore_2q_cache_kout_ratio");
-    if (o->meta_ratio + o->kv_ratio > 1.0 + 1e-9)
-        return rs_fail(err, RS_EINPUT, "bad values for keys 'bluestore_cache_meta_ratio' (%g) and "
-                       "'bluestore_cache_kv_ratio' (%g): their sum is above 1", o->meta_ratio, o->kv_ratio);
-    /* _set_cache_sizes (Luminous): the kv share above kv_max goes to meta */
-    uint64_t kv_max = rs_config_size(cfg, "bluestore_cache_kv_max");
-    if (kv_max && o->cache_bytes && (double)o->cache_bytes * o->kv_ratio > (double)kv_max) {
-        double kv = (double)kv_max / (double)o->cache_bytes;
-        o->meta_ratio += o->kv_ratio - kv;
-        o->kv_ratio = kv;
-    }
-    o->data_ratio = 1.0 - o->meta_ratio - o->kv_ratio;
-    if (o->data_ratio < 0)
-        o->data_ratio = 0;
     o->buffered_read = rs_config_bool(cfg, "bluestore_default_buffered_read");
     o->buffered_write = rs_config_bool(cfg, "bluestore_default_buffered_write");
     o->strict = rs_config_bool(cfg, "strict");
-    o->trim_interval_ns = rs_config_duration_ns(cfg, "bluestore_cache_trim_interval");
-    o->fixed_ns = rs_config_duration_ns(cfg, "osd_trim_cost_fixed");
-    o->per_item_ns = rs_config_duration_ns(cfg, "osd_trim_cost_per_item");
-    o->read_cost_ns = rs_config_duration_ns(cfg, "osd_op_read_cost");
-    o->write_cost_ns = rs_config_duration_ns(cfg, "osd_op_write_cost");
-    o->cost_per_mib_ns = rs_config_duration_ns(cfg, "osd_op_cost_per_mib");
-    o->read_rand_ns = rs_config_duration_ns(cfg, "osd_op_read_random_cost");
-    o->write_rand_ns = rs_config_duration_ns(cfg, "osd_op_write_random_cost");
-    o->dev_rand_ns = rs_config_duration_ns(cfg, "osd_device_read_rand_cost");
-    o->dev_seq_ns = rs_config_duration_ns(cfg, "osd_device_read_seq_cost");
-    o->dev_write_ns = rs_config_duration_ns(cfg, "osd_device_write_cost");
-    o->dev_read_bw = rs_config_size(cfg, "osd_device_read_bandwidth");
-    o->dev_write_bw = rs_config_size(cfg, "osd_device_write_bandwidth");
-    o->client_ns = rs_config_duration_ns(cfg, "osd_client_latency");
     o->heap_base_bytes = rs_config_size(cfg, "write_buffer_size") * (uint64_t)nwb +
                          rs_config_size(cfg, "osd_pg_log_bytes");
     /* osd_memory_base is Ceph's estimate of the OSD's memory outside its
@@ -1191,14 +632,35 @@ static int configure(osd *o, const rs_config *cfg, rs_err *err)
     uint64_t mem_base = rs_config_size(cfg, "osd_memory_base");
     o->base_bytes = (o->heap_base_bytes > mem_base ? o->heap_base_bytes : mem_base) +
                     rs_config_size(cfg, "base_bytes");
-    double frag = rs_config_double(cfg, "osd_memory_expected_fragmentation");
-    rs_pcache_init(&o->pc, rs_config_size(cfg, "osd_memory_target"), mem_base, frag,
-                   rs_config_size(cfg, "osd_memory_cache_min"));
-    o->resize_ns = rs_config_duration_ns(cfg, "osd_memory_cache_resize_interval");
-    o->balance_ns = rs_config_duration_ns(cfg, "bluestore_cache_autotune_interval");
-    if (o->mode == MODE_AUTOTUNE && (!o->resize_ns || !o->balance_ns))
-        return rs_fail(err, RS_EINPUT, "autotune intervals ('osd_memory_cache_resize_interval', "
-                       "'bluestore_cache_autotune_interval') must be > 0");
+}
+
+/* The per-object allocations, from the layouts (parts() is pure, so they
+ * are computed once): an onode is at most two tracked allocations, a buffer
+ * a tracked head and, unless a ghost, its data at the requested length. */
+static int layouts(osd *o, const rs_daemon_env *env, rs_err *err)
+{
+    rs_part on[RS_LAYOUT_MAX_PARTS], ghost[RS_LAYOUT_MAX_PARTS], buf[RS_LAYOUT_MAX_PARTS];
+    const rs_layout_ops *lo = env->parts[SLOT_ONODE_LAYOUT], *lb = env->parts[SLOT_BUFFER_LAYOUT];
+    int rc;
+    if ((rc = lo->create(env->cfg, &o->onode_layout.state, err)))
+        return rc;
+    o->onode_layout.ops = lo;
+    if ((rc = lb->create(env->cfg, &o->buffer_layout.state, err)))
+        return rc;
+    o->buffer_layout.ops = lb;
+    unsigned n = lo->parts(o->onode_layout.state, 0, 0, on);
+    if (n > 2 || !on[0].tracked || !on[0].size_bytes || (n == 2 && !on[1].tracked))
+        return rs_fail(err, RS_EINPUT, "daemon osd cannot use onode layout '%s': it keeps an onode "
+                       "as at most two tracked allocations", lo->name);
+    o->onode_bytes = on[0].size_bytes;
+    o->extra_bytes = n == 2 ? on[1].size_bytes : 0;
+    unsigned ng = lb->parts(o->buffer_layout.state, 0, 0, ghost);
+    unsigned nb = lb->parts(o->buffer_layout.state, 1, 0, buf);
+    if (ng != 1 || nb != 2 || !ghost[0].tracked || buf[0].size_bytes != ghost[0].size_bytes ||
+        buf[1].size_bytes != 1 || !buf[1].tracked)
+        return rs_fail(err, RS_EINPUT, "daemon osd cannot use buffer layout '%s': it keeps a buffer "
+                       "as a tracked head plus its data at the requested length", lb->name);
+    o->buffer_bytes = ghost[0].size_bytes;
     return 0;
 }
 
@@ -1210,41 +672,36 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         return rs_fail(err, RS_ENOMEM, "out of memory for daemon osd");
     o->eng = env->engine;
     o->alloc = env->alloc;
-    o->free_head = o->op_free = NONE;
-    o->clog_stride = 1;
-    if ((rc = configure(o, env->cfg, err)))
+    o->free_head = NONE;
+    configure(o, env->cfg);
+    if ((rc = layouts(o, env, err)))
         goto fail;
-    o->tcmalloc = env->alloc->ops->reports_heap;
     o->timer_thread = o->nos; /* the MempoolThread frees on a thread of its own */
     o->cs = calloc(o->ncs, sizeof *o->cs);
-    o->os = calloc(o->nos, sizeof *o->os);
-    o->pg_busy = calloc(o->npgs ? o->npgs : 1, 1);
-    if (!o->cs || !o->os || !o->pg_busy) {
-        rc = rs_fail(err, RS_ENOMEM, "out of memory for osd shards");
+    if (!o->cs) {
+        rc = rs_fail(err, RS_ENOMEM, "out of memory for osd cache shards");
         goto fail;
     }
     for (uint32_t i = 0; i < o->ncs; i++)
         for (int l = 0; l < L__N; l++)
             o->cs[i].l[l].head = o->cs[i].l[l].tail = NONE;
-    for (uint32_t i = 0; i < o->nos; i++)
-        o->os[i] = (oshard){ .o = o, .qhead = NONE, .qtail = NONE, .idle = o->threads, .index = i };
+    const rs_osd_service_hooks hooks = { .ctx = o, .apply = svc_apply, .done = svc_done };
+    if ((rc = rs_osd_service_create(env->cfg, env->engine, o->ncs, &hooks, &o->svc, err)))
+        goto fail;
     if ((rc = rs_idmap_init(&o->onodes, 1024, err)) || (rc = rs_idmap_init(&o->buffers, 1024, err)))
         goto fail;
-    uint64_t t0 = env->engine->now_ns;
-    if (o->mode != MODE_PERIODIC) { /* periodic: the MempoolThread starts with the first op */
-        if (o->mode == MODE_AUTOTUNE) {
-            /* the Manager constructor's one tune_memory(), then balance */
-            rs_pcache_tune(&o->pc, heap_mapped(o));
-            balance(o);
-            o->next_resize_ns = t0 + o->resize_ns;
-            o->next_balance_ns = t0 + o->balance_ns;
-        } else {
-            o->meta_alloc = (uint64_t)(o->meta_ratio * (double)o->cache_bytes);
-            o->data_alloc = (uint64_t)(o->data_ratio * (double)o->cache_bytes);
-        }
-        resize_shards(o);
-        rc = rs_engine_every(o->eng, t0 + o->trim_interval_ns, o->trim_interval_ns, on_mempool_resize, o, err);
-    }
+    o->target = (rs_trim_target){
+        .ctx = o, .used_bytes = tgt_used, .shard_count = o->ncs, .usage = tgt_usage,
+        .shard_usage = tgt_shard_usage, .shard_trim_bytes = tgt_shard_trim_bytes,
+        .shard_trim_items = tgt_shard_trim_items, .shard_hold = tgt_shard_hold, .busy = tgt_busy,
+        /* without tcmalloc the heap properties cannot be read (src/perfglue/disabled_heap_profiler.cc) */
+        .mapped_bytes = env->alloc->ops->reports_heap ? tgt_mapped : NULL,
+        .release_memory = env->alloc->ops->release ? tgt_release : NULL,
+    };
+    rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &o->target, &o->trim,
+                        &o->trim_policy, err);
+    o->after_shard_insert = o->trim_policy.ops ? o->trim_policy.ops->after_shard_insert : NULL;
+    o->wake = o->trim_policy.ops ? o->trim_policy.ops->wake : NULL;
     if (rc)
         goto fail;
     *r_state = o;
@@ -1256,9 +713,7 @@ fail:
 
 static uint64_t limit_now(const osd *o)
 {
-    if (o->mode == MODE_PERIODIC)
-        return (uint64_t)((o->meta_ratio + o->data_ratio) * (double)o->cache_bytes);
-    return o->meta_alloc + o->data_alloc;
+    return o->trim_policy.ops->limit_bytes(o->trim_policy.state);
 }
 
 static void osd_stats(const void *state, rs_daemon_stats *r)
@@ -1276,40 +731,16 @@ static void osd_stats(const void *state, rs_daemon_stats *r)
     };
 }
 
-/* Completions per second between the 10th and the 90th percentile of the
- * completions: the steady rate, without the ramp at the start and the tail
- * in which a closed loop's jobs finish one by one. */
-static double steady_iops(const osd *o)
-{
-    uint64_t lo = o->ops_done / 10, hi = o->ops_done * 9 / 10;
-    uint64_t ilo = lo / o->clog_stride, ihi = hi / o->clog_stride;
-    if (ilo < 1 || ihi <= ilo || ihi > o->clog_n || o->clog[ihi - 1] <= o->clog[ilo - 1])
-        return 0;
-    return (double)((ihi - ilo) * o->clog_stride) * 1e9 / (double)(o->clog[ihi - 1] - o->clog[ilo - 1]);
-}
-
 static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_err *err)
 {
-    static const double qs[] = { 0.1, 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.99 };
     const osd *o = state;
     uint64_t lists[L__N] = { 0 };
     for (uint32_t i = 0; i < o->ncs; i++)
         for (int l = 0; l < L__N; l++)
             lists[l] += o->cs[i].l[l].count;
-    double span = o->last_done_ns > o->first_issue_ns ? (double)(o->last_done_ns - o->first_issue_ns) / 1e9 : 0;
-    double iops = steady_iops(o);
-    char name[48];
-    int rc = 0;
+    int rc = rs_osd_service_metrics(o->svc, res, err);
     (void)end_ns;
-    if (iops <= 0) /* too few ops for a steady window */
-        iops = span > 0 ? (double)o->ops_done / span : 0;
     const struct { const char *name; double v; } m[] = {
-        { "iops", iops },
-        { "iops_whole_run", span > 0 ? (double)o->ops_done / span : 0 },
-        { "bandwidth_bytes_per_s", o->ops_done ? iops * (double)o->bytes_done / (double)o->ops_done : 0 },
-        { "ops_count", (double)o->ops_done },
-        { "latency_mean_ns", o->ops_done ? (double)o->lat_sum_ns / (double)o->ops_done : 0 },
-        { "trim_lock_ns", (double)o->trim_lock_ns },
         { "reads_count", (double)o->reads },
         { "writes_count", (double)o->writes },
         { "buffer_hit_ratio", o->reads ? (double)o->buf_hits / (double)o->reads : 0 },
@@ -1320,26 +751,30 @@ static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
         { "buffers_warm_in_count", (double)lists[L_WARM_IN] },
         { "buffers_hot_count", (double)lists[L_HOT] },
         { "buffers_warm_out_count", (double)lists[L_WARM_OUT] },
-        { "shard_excess_peak_bytes", (double)o->shard_excess_peak_bytes },
-        { "autotune_tuned_bytes", o->mode == MODE_AUTOTUNE ? (double)o->pc.tuned_bytes : 0 },
-        { "osd_memory_target_bytes", (double)o->pc.target_bytes },
+        { "shard_excess_peak_bytes", (double)o->trim.shard_excess_peak_bytes },
+        { "autotune_tuned_bytes", (double)o->trim.tuned_bytes },
+        /* a policy without a memory target: Ceph's default, which nothing reads then */
+        { "osd_memory_target_bytes", o->trim.memory_target_bytes ? (double)o->trim.memory_target_bytes
+                                                                 : (double)OSD_MEMORY_TARGET_DEFAULT },
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
         rc = rs_result_set_metric(res, m[i].name, m[i].v, err);
-    for (size_t i = 0; i < sizeof qs / sizeof qs[0] && !rc; i++) {
-        snprintf(name, sizeof name, "latency_p%g_ns", qs[i]);
-        rc = rs_result_set_metric(res, name, hist_quantile(o, qs[i] / 100.0), err);
-    }
     return rc;
 }
 
-/* Provisional: the trim slot picks the mode by name (see create). */
 static const rs_daemon_slot slots[] = {
-    { { .key = "trim", .type = RS_PT_STRING, .def = "periodic",
-        .doc = "BlueStore trim: periodic (Luminous MempoolThread), on-insert (v15 trim-on-add), "
-               "autotune (v15 PriorityCache)" },
-      RS_COMPONENT_TRIM },
-    { { .key = NULL }, 0 },
+    [SLOT_TRIM] = { { .key = "trim", .type = RS_PT_STRING, .def = "bluestore-mempool",
+                      .doc = "BlueStore trim policy (per shard): bluestore-mempool (Luminous "
+                             "MempoolThread), bluestore-on-add (v15 trim-on-add), "
+                             "bluestore-autotune (v15 PriorityCache)" },
+                    .kind = RS_COMPONENT_TRIM, .offers = RS_TRIM_SHARDS },
+    [SLOT_ONODE_LAYOUT] = { { .key = "onode_layout", .type = RS_PT_STRING, .def = "bluestore-onode",
+                              .doc = "what a cached onode allocates" },
+                            .kind = RS_COMPONENT_LAYOUT },
+    [SLOT_BUFFER_LAYOUT] = { { .key = "buffer_layout", .type = RS_PT_STRING, .def = "bluestore-buffer",
+                               .doc = "what a cached buffer allocates (data 0: a warm_out ghost)" },
+                             .kind = RS_COMPONENT_LAYOUT },
+    { { .key = NULL }, 0, 0 },
 };
 
 const rs_daemon_ops rs_daemon_osd = {

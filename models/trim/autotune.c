@@ -9,8 +9,9 @@
  * property reads fail, mapped reads 0, and the budget goes to its maximum
  * once, with no feedback.  The cache is trimmed to min(limit, budget) right
  * after an insert passes it (trim-on-add, as v15 does) and at each tune.
- * The osd daemon runs the same arithmetic per shard with its three caches
- * (kv, meta, data) and balance(); this policy is the one-cache form.
+ * bluestore-autotune (bluestore.c) runs the same arithmetic per shard with
+ * BlueStore's three caches (kv, meta, data) and balance(); this policy is
+ * the one-cache form.
  */
 #include <stdlib.h>
 
@@ -27,7 +28,7 @@ static const rs_param params[] = {
     { .key = "osd_memory_target", .type = RS_PT_SIZE, .def = "4G",
       .doc = "autotune: the process memory PriorityCache aims for (v15 default 4 GiB)" },
     { .key = "osd_memory_base", .type = RS_PT_SIZE, .def = "768M",
-      .doc = "autotune: estimate of memory outside the caches (768 MiB); the osd daemon also counts it as base memory" },
+      .doc = "autotune: estimate of memory outside the caches (768 MiB)" },
     { .key = "osd_memory_expected_fragmentation", .type = RS_PT_DOUBLE, .def = "0.15",
       .doc = "autotune: fraction of the target kept for fragmentation (0.15)",
       .range = "[0, 1)" },
@@ -36,8 +37,6 @@ static const rs_param params[] = {
     { .key = "osd_memory_cache_resize_interval", .type = RS_PT_DURATION, .def = "1s",
       .doc = "autotune: time between two tune_memory() steps (1 s)",
       .range = "(0, )" },
-    { .key = "bluestore_cache_autotune_interval", .type = RS_PT_DURATION, .def = "5s",
-      .doc = "autotune: time between two balance() steps among kv/meta/data (5 s; osd daemon only)" },
     { .key = NULL },
 };
 
