@@ -63,6 +63,16 @@ typedef struct rs_daemon_stats {
     rs_trim_stats trim;
 } rs_daemon_stats;
 
+/* A rule of thumb operators size the daemon by: RSS ~ factor x limit (up
+ * to factor_hi where reports give a range; 0: none), its text with its
+ * source, and what the model leaves out that makes a prediction
+ * optimistic (NULL: nothing known). */
+typedef struct rs_daemon_rule {
+    double factor, factor_hi;
+    const char *text;
+    const char *caveat;
+} rs_daemon_rule;
+
 typedef struct rs_daemon_ops {
     const char *name;          /* "kv", later "mds", "osd" */
     const char *doc;
@@ -73,6 +83,12 @@ typedef struct rs_daemon_ops {
      * (mds_cache_memory_limit, osd_memory_target...): what `rssim plan`
      * searches.  NULL: the daemon has no such limit. */
     const char *limit_key;
+    /* Optional: how operators size it today, for `rssim plan` to compare
+     * with; NULL when nothing is published. */
+    const struct rs_daemon_rule *rule;
+    /* Optional: the limit can come from a pod's memory limit times a ratio
+     * (osd_memory_target_cgroup_limit_ratio): `rssim plan --cgroup-limit`. */
+    int limit_from_cgroup;
 
     int (*create)(const rs_daemon_env *env, void **r_state, rs_err *err);
     void (*destroy)(void *state);

@@ -1105,12 +1105,25 @@ static int mds_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
     return rc;
 }
 
+/* Red Hat Ceph Storage 5 File System Guide 2.4: the limit is "approximately
+ * 66% of the desired maximum memory use of the MDS"; MDS_CACHE_OVERSIZED at
+ * mds_health_cache_threshold (150 %). */
+static const rs_daemon_rule rule = {
+    .factor = 1.5,
+    .text = "RSS ~ 1.5 x mds_cache_memory_limit (Red Hat Ceph Storage 5 File System Guide 2.4: "
+            "the limit is \"approximately 66% of the desired maximum memory use of the MDS\"; "
+            "MDS health warning at 150%)",
+    .caveat = "the MDS model's memory outside its cache is a fixed base_bytes (0 unless set), "
+              "so this answer can be optimistic",
+};
+
 const rs_daemon_ops rs_daemon_mds = {
     .name = "mds",
     .doc = "CephFS MDS: namespace of CDir/CDentry/CInode, Ceph's midpoint LRU, client caps "
            "with recall, Luminous or Octopus trim timing (trim = mds-tick | mds-upkeep)",
     .params = params,
     .slots = slots,
+    .rule = &rule,
     .trace_daemon = "mds",
     .limit_key = "mds_cache_memory_limit",
     .create = mds_create,

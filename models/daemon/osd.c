@@ -777,6 +777,17 @@ static const rs_daemon_slot slots[] = {
     { { .key = NULL }, 0, 0 },
 };
 
+/* Ceph PR 22970 (bluestore_cache_autotune): "RSS memory may be anywhere
+ * from 0-15% over" osd_memory_target. */
+static const rs_daemon_rule rule = {
+    .factor = 1.0,
+    .factor_hi = 1.15,
+    .text = "RSS ~ osd_memory_target, real RSS 0-15% over it (ceph PR 22970: \"RSS memory may "
+            "be anywhere from 0-15% over\")",
+    .caveat = "the OSD model does not yet simulate the RocksDB block cache share of "
+              "osd_memory_target, so this answer can be optimistic",
+};
+
 const rs_daemon_ops rs_daemon_osd = {
     .name = "osd",
     .doc = "BlueStore OSD: onode LRU + buffer 2Q in shards, Luminous/Octopus/autotune trimming, "
@@ -785,6 +796,8 @@ const rs_daemon_ops rs_daemon_osd = {
     .slots = slots,
     .trace_daemon = "osd",
     .limit_key = "osd_memory_target",
+    .rule = &rule,
+    .limit_from_cgroup = 1,
     .create = osd_create,
     .destroy = osd_destroy,
     .op = osd_op,

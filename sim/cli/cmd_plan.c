@@ -446,26 +446,16 @@ typedef struct report {
     char caveat[512];
 } report;
 
-static void rule_for(const char *daemon, const rs_config *cfg, report *rp)
+/* The daemon's published rule of thumb and the model's known gap, if any. */
+static void rule_for(const rs_daemon_ops *daemon, report *rp)
 {
-    if (!strcmp(daemon, "mds")) {
-        rp->rule_factor = 1.5;
-        rp->rule = "RSS ~ 1.5 x mds_cache_memory_limit (Red Hat Ceph Storage 5 File System "
-                   "Guide 2.4: the limit is \"approximately 66% of the desired maximum memory "
-                   "use of the MDS\"; MDS health warning at 150%)";
-        snprintf(rp->caveat, sizeof rp->caveat,
-                 "caveat: the MDS model's memory outside its cache is a fixed base_bytes (%.0f MiB "
-                 "here; 0 unless set), so this answer can be optimistic",
-                 (double)rs_config_size(cfg, "base_bytes") / MiB);
-    } else if (!strcmp(daemon, "osd")) {
-        rp->rule_factor = 1.0;
-        rp->rule_hi = 1.15;
-        rp->rule = "RSS ~ osd_memory_target, real RSS 0-15% over it (ceph PR 22970: "
-                   "\"RSS memory may be anywhere from 0-15% over\")";
-        snprintf(rp->caveat, sizeof rp->caveat,
-                 "caveat: the OSD model does not yet simulate the RocksDB block cache share of "
-                 "osd_memory_target, so this answer can be optimistic");
-    }
+    if (!daemon->rule)
+        return;
+    rp->rule_factor = daemon->rule->factor;
+    rp->rule_hi = daemon->rule->factor_hi;
+    rp->rule = daemon->rule->text;
+    if (daemon->rule->caveat)
+        snprintf(rp->caveat, sizeof rp->caveat, "caveat: %s", daemon->rule->caveat);
 }
 
 static void print_text(const plan_ctx *pc, const report *rp, double ram, double headroom,
@@ -717,7 +707,7 @@ int cmd_plan(int argc, char **argv)
                      "(plan needs kv, mds or osd)", preset, daemon->name);
         goto fail;
     }
-    if (cg_s && strcmp(daemon->name, "osd") != 0) {
+    if (cg_s && !daemon->limit_from_cgroup) {
         rc = rs_fail(&err, RS_EINPUT, "--cgroup-limit: only for osd (osd_memory_target_cgroup_"
                      "limit_ratio); preset '%s' is daemon '%s'", preset, daemon->name);
         goto fail;
@@ -748,7 +738,7 @@ int cmd_plan(int argc, char **argv)
             goto fail;
         }
     }
-    rule_for(daemon->name, base, &rp);
+    rule_for(daemon, &rp);
     if ((rc = rs_cli_mkdir_parent(pc.db, &err)) || (rc = rs_store_open(&pc.st, pc.db, &err)))
         goto fail;
     rs_plan_meta pm = {
