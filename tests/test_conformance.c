@@ -7,7 +7,15 @@
  *               every operation; requested and
  *               live_count equal the recomputed sums; all freed => active 0;
  *   cache:      victims are never pinned; NONE only when all left are pinned;
- *               count() is right after every call;
+ *               count() is right after every call; a sharded, list-level
+ *               policy (cache.h's optional slots): a trim_to brings its
+ *               shard to the target or stops only with pinned objects left
+ *               in it (a count trim at most one over per pinned object,
+ *               unless its skip budget ran out; run with a budget of 8 and
+ *               of 10^9), evicts and demotes only what it holds, never a
+ *               pinned object when it keeps pins in place, its ghosts
+ *               (WARM_OUT) hold no data bytes, and every shard's and
+ *               level's counts and bytes equal the recomputed ones;
  *   layout:     1..max_parts parts, sizes > 0, a tracked part, pure;
  *   trim:       accounted never above the target right after a trim pass,
  *               and the policy does trim an over-full cache; a sharded
@@ -262,6 +270,153 @@ static void check_cache(const rs_cache_ops *ops)
     CHECK_MSG(ops->count(st) == npinned, "%s: %llu left, %llu pinned", ops->name,
               (unsigned long long)ops->count(st), (unsigned long long)npinned);
     ops->destroy(st);
+    rs_config_free(cfg);
+}
+
+/* The sharded, list-level slots (cache.h), against a model of what the
+ * policy holds: per object its shard, bytes, pin and whether a ghost. */
+enum { SN = 3000, SSHARDS = 4 };
+typedef struct sc {
+    const rs_cache_ops *ops;
+    void *st;
+    int present[SN], pinned[SN], ghost[SN];
+    uint32_t shard[SN];
+    uint64_t bytes[SN];
+    uint64_t count;
+    int bad_cb;
+} sc;
+
+static void sc_trimmed(void *ctx, rs_oid id, int what)
+{
+    sc *c = ctx;
+    if (id >= SN || !c->present[id] || (what == RS_CACHE_DEMOTED && c->ghost[id])) {
+        c->bad_cb++;
+        return;
+    }
+    /* a policy that keeps pins in place (a count-trimmed LRU) never takes one */
+    c->bad_cb += !c->ops->trim_bytes && c->pinned[id];
+    if (what == RS_CACHE_DEMOTED) {
+        c->ghost[id] = 1;
+        c->bad_cb += c->ops->level(c->st, id) != RS_CACHE_LEVEL_WARM_OUT;
+    } else {
+        c->present[id] = 0;
+        c->pinned[id] = 0;
+        c->count--;
+    }
+}
+
+/* Every shard's and level's count and bytes equal the recomputed ones. */
+static int sc_counts_bad(sc *c)
+{
+    uint64_t n[SSHARDS][RS_CACHE_LEVELS] = { { 0 } }, b[SSHARDS][RS_CACHE_LEVELS] = { { 0 } };
+    uint64_t total = 0;
+    int bad = 0;
+    for (rs_oid id = 0; id < SN; id++) {
+        if (!c->present[id])
+            continue;
+        int l = c->ops->level(c->st, id);
+        if (l < 0 || l >= RS_CACHE_LEVELS || (l == RS_CACHE_LEVEL_WARM_OUT) != c->ghost[id])
+            return 1;
+        n[c->shard[id]][l]++;
+        b[c->shard[id]][l] += c->ghost[id] ? 0 : c->bytes[id];
+    }
+    for (uint32_t s = 0; s < SSHARDS; s++) {
+        uint64_t all_n = 0, all_b = 0, cn, cb;
+        for (int l = 0; l < RS_CACHE_LEVELS; l++) {
+            if (l == RS_CACHE_LEVEL_ALL && (n[s][1] || n[s][2] || n[s][3]))
+                continue; /* a 2Q: ALL is warm_in + hot, checked below */
+            c->ops->list_usage(c->st, s, l, &cn, &cb);
+            bad += cn != n[s][l] || cb != b[s][l];
+            total += cn;
+            if (l != RS_CACHE_LEVEL_WARM_OUT) {
+                all_n += n[s][l];
+                all_b += b[s][l];
+            }
+        }
+        bad += b[s][RS_CACHE_LEVEL_WARM_OUT] != 0; /* ghosts hold no data */
+        c->ops->list_usage(c->st, s, RS_CACHE_LEVEL_ALL, &cn, &cb);
+        bad += cn != all_n || cb != all_b;
+    }
+    bad += total != c->count || c->ops->count(c->st) != c->count;
+    return bad;
+}
+
+/* skip: the pinned objects a count trim may skip before it gives up. */
+static void check_cache_sharded(const rs_cache_ops *ops, const char *skip)
+{
+    static sc c;
+    rs_config *cfg = default_config();
+    rs_err err;
+    int bad_counts = 0, bad_trims = 0, trims = 0, short_trims = 0;
+
+    memset(&c, 0, sizeof c);
+    c.ops = ops;
+    uint64_t budget = strtoull(skip, NULL, 10);
+    rs_config_set(cfg, "bluestore_cache_trim_max_skip_pinned", skip, &err);
+    rs_config_set(cfg, "bluestore_2q_cache_kin_ratio", "0.5", &err);
+    rs_config_set(cfg, "bluestore_2q_cache_kout_ratio", "0.5", &err);
+    CHECK_MSG(ops->set_shards && ops->insert_at && ops->level && ops->list_usage,
+              "%s: trim_to without the other sharded slots", ops->name);
+    CHECK(ops->create(cfg, &c.st, &err) == 0);
+    CHECK(ops->set_shards(c.st, SSHARDS, &err) == 0);
+    for (int step = 0; step < 40000; step++) {
+        rs_oid id = (rs_oid)(rnd() % SN);
+        unsigned r = (unsigned)(rnd() % 16);
+        if (!c.present[id]) {
+            static const int hints[] = { RS_CACHE_LEVEL_ALL, RS_CACHE_LEVEL_WARM_IN,
+                                         RS_CACHE_LEVEL_HOT, RS_CACHE_LEVEL_WARM_OUT };
+            c.shard[id] = (uint32_t)(rnd() % SSHARDS);
+            c.bytes[id] = 1 + rnd() % 8192;
+            CHECK(ops->insert_at(c.st, id, c.bytes[id], c.shard[id], hints[rnd() % 4], &err) == 0);
+            c.present[id] = 1;
+            c.ghost[id] = ops->level(c.st, id) == RS_CACHE_LEVEL_WARM_OUT;
+            bad_counts += c.ghost[id]; /* an insert is never a ghost */
+            c.count++;
+        } else if (r < 6) {
+            ops->touch(c.st, id);
+        } else if (r < 8) {
+            ops->remove(c.st, id);
+            c.present[id] = c.pinned[id] = c.ghost[id] = 0;
+            c.count--;
+        } else if (r == 8 && !c.pinned[id]) { /* about a quarter pinned */
+            ops->pin(c.st, id);
+            c.pinned[id] = 1;
+        } else if (r < 12 && c.pinned[id]) {
+            ops->unpin(c.st, id);
+            c.pinned[id] = 0;
+        }
+        if (step % 97 == 0) {
+            uint32_t s = (uint32_t)(rnd() % SSHARDS);
+            uint64_t n0, b0, n1, b1;
+            ops->list_usage(c.st, s, RS_CACHE_LEVEL_ALL, &n0, &b0);
+            uint64_t have = ops->trim_bytes ? b0 : n0;
+            uint64_t max = have / 2 + rnd() % (have / 2 + 1);
+            uint64_t items = ops->trim_to(c.st, s, max, sc_trimmed, &c);
+            ops->list_usage(c.st, s, RS_CACHE_LEVEL_ALL, &n1, &b1);
+            trims++;
+            (void)items;
+            if ((ops->trim_bytes ? b1 : n1) > max) { /* stopped early: only at pinned objects */
+                uint64_t pins = 0;
+                for (rs_oid i = 0; i < SN; i++)
+                    pins += c.present[i] && c.pinned[i] && c.shard[i] == s && !c.ghost[i];
+                /* a count trim skips a pinned object as if it evicted it, so
+                 * it ends at most one per pinned object over, unless it
+                 * gave up after its skip budget */
+                bad_trims += pins == 0 ||
+                             (!ops->trim_bytes && n1 - max > pins && pins < budget);
+                short_trims++;
+            }
+            bad_counts += sc_counts_bad(&c);
+        }
+    }
+    bad_counts += sc_counts_bad(&c);
+    CHECK_MSG(!c.bad_cb, "%s: %d objects trimmed that it did not hold or were pinned", ops->name,
+              c.bad_cb);
+    CHECK_MSG(!bad_trims, "%s: %d of %d trims stopped further over the target than its pinned objects explain",
+              ops->name, bad_trims, trims);
+    CHECK_MSG(!bad_counts, "%s: %d bad counts", ops->name, bad_counts);
+    CHECK(trims > 100 && short_trims < trims);
+    ops->destroy(c.st);
     rs_config_free(cfg);
 }
 
@@ -700,8 +855,14 @@ int main(void)
     check_common();
     for (size_t i = 0; i < rs_reg_alloc.count; i++)
         check_allocator(rs_reg_alloc.entries[i]);
-    for (size_t i = 0; i < rs_reg_cache.count; i++)
-        check_cache(rs_reg_cache.entries[i]);
+    for (size_t i = 0; i < rs_reg_cache.count; i++) {
+        const rs_cache_ops *c = rs_reg_cache.entries[i];
+        check_cache(c);
+        if (c->trim_to) {
+            check_cache_sharded(c, "8");
+            check_cache_sharded(c, "1000000000");
+        }
+    }
     for (size_t i = 0; i < rs_reg_layout.count; i++)
         check_layout(rs_reg_layout.entries[i]);
     for (size_t i = 0; i < rs_reg_trim.count; i++) {

@@ -7,6 +7,16 @@
  * table, so a policy keeps its links in arrays indexed by oid, not pointers.
  * Pinned objects are never offered as victims (Ceph moves them aside: lru.h
  * pintail, BlueStore's pinned onodes).
+ *
+ * Optional sharded, list-level slots (NULL in lru and lru-mid; the osd's
+ * BlueStore caches, models/cache/bluestore.c, fill them): one instance holds
+ * every cache shard, so its per-object arrays exist once for the id space,
+ * not once per shard; an insert names its shard and a level hint, a trim is
+ * per shard and to a target in the policy's own unit, and tells the caller
+ * what it did to each object through a callback (evicted, or demoted to a
+ * ghost that keeps its entry but no data).  A caller that uses them checks
+ * they are there (the osd refuses a plug-in without them, its slots'
+ * .choices name the ones that have them).
  */
 #ifndef RS_CACHE_H
 #define RS_CACHE_H
@@ -18,6 +28,25 @@
 
 typedef uint32_t rs_oid;
 #define RS_OID_NONE UINT32_MAX
+
+/* Levels (lists) for insert_at, level and list_usage.  RS_CACHE_LEVEL_ALL
+ * names what trim_to bounds (a one-list policy's list; 2Q's warm_in + hot). */
+enum {
+    RS_CACHE_LEVEL_ALL = 0,
+    RS_CACHE_LEVEL_WARM_IN = 1,  /* 2Q: entered once, FIFO */
+    RS_CACHE_LEVEL_HOT = 2,      /* 2Q: hit again, LRU */
+    RS_CACHE_LEVEL_WARM_OUT = 3, /* 2Q: ghosts (no data bytes) */
+    RS_CACHE_LEVELS = 4,
+};
+
+/* What trim_to did to one object, told to the caller's callback. */
+enum { RS_CACHE_EVICTED = 0, RS_CACHE_DEMOTED = 1 };
+
+/* Called by trim_to for each object it evicted (gone from the policy) or
+ * demoted (still held, now a ghost of 0 bytes), in trim order, after the
+ * policy updated its own lists; the callback must not insert into or trim
+ * the same policy instance. */
+typedef void (*rs_cache_trim_fn)(void *ctx, rs_oid id, int what);
 
 typedef struct rs_cache_ops {
     const char *name;       /* "lru", ... */
@@ -45,6 +74,27 @@ typedef struct rs_cache_ops {
     rs_oid (*next_victim)(const void *state, rs_oid id);
     /* Objects held, pinned included. */
     uint64_t (*count)(const void *state);
+
+    /* ---- optional: sharded and list-level (NULL: not offered) ---- */
+    int trim_bytes; /* trim_to's max is data bytes (else a count of objects) */
+    /* Use shards cache shards (1 after create); before any insert. */
+    int (*set_shards)(void *state, uint32_t shards, rs_err *err);
+    /* insert() into shard, at level_hint: RS_CACHE_LEVEL_ALL for the
+     * policy's entry level, else the level of the entry this one replaces
+     * (2Q: a WARM_OUT ghost's range comes back HOT). */
+    int (*insert_at)(void *state, rs_oid id, uint64_t bytes, uint32_t shard, int level_hint,
+                     rs_err *err);
+    /* The level id is on (RS_CACHE_LEVEL_ALL for a one-list policy). */
+    int (*level)(const void *state, rs_oid id);
+    /* Objects and bytes (data bytes given at insert; 0 for a ghost) on one
+     * level of shard; RS_CACHE_LEVEL_ALL: what trim_to bounds. */
+    void (*list_usage)(const void *state, uint32_t shard, int level, uint64_t *r_count,
+                       uint64_t *r_bytes);
+    /* Trim shard to max (data bytes if trim_bytes, else objects) on
+     * RS_CACHE_LEVEL_ALL, calling fn for each object evicted or demoted.  Returns the
+     * objects evicted plus demoted.  A policy that keeps pinned objects in
+     * place may stop early at pinned ones (within its skip budget). */
+    uint64_t (*trim_to)(void *state, uint32_t shard, uint64_t max, rs_cache_trim_fn fn, void *ctx);
 } rs_cache_ops;
 
 typedef struct rs_cache {

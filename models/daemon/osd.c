@@ -5,9 +5,13 @@
  * RADOS object (key) and a byte range (aux, size_bytes).  The object's onode
  * lives in a count-bounded LRU, its data in buffers (one per distinct range)
  * in a byte-bounded 2Q (hot, warm_in, warm_out ghosts; kin/kout), in N cache
- * shards chosen by hashing the object.  An onode is pinned while an op on it
- * is in flight; pinned onodes stay on the LRU and are skipped by a trim,
- * which gives up after bluestore_cache_trim_max_skip_pinned of them (v15
+ * shards chosen by hashing the object.  Both are cache plug-ins, the
+ * onode_cache and buffer_cache slots (models/cache/bluestore.c: the
+ * bluestore-onode-lru and bluestore-2q policies, one instance each holding
+ * every shard), driven through cache.h's sharded, list-level slots.  An
+ * onode is pinned while an op on it is in flight; pinned onodes stay on the
+ * LRU and are skipped by a trim, which gives up after
+ * bluestore_cache_trim_max_skip_pinned of them (v15
  * LruOnodeCacheShard::_trim_to).  Evicting an onode drops its buffers (they
  * hang off its blobs' SharedBlob::bc).  Allocations per object, all counted
  * in the BlueStore mempools (accounted), are the onode_layout and
@@ -27,13 +31,15 @@
  * latency.  It issues each op and calls back apply() here, which changes the
  * cache state when the op is issued; the service then times it.
  *
- * Per object 48 bytes + ~11 in the hash tables.
+ * Per object 48 bytes + ~11 in the hash tables + 16 in each cache policy's
+ * array (both indexed by the same object ids).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../cache/cache.h"
 #include "../layout/layout.h"
 #include "daemon.h"
 #include "osd_service.h"
@@ -41,29 +47,18 @@
 #define NONE UINT32_MAX
 #define OSD_MEMORY_TARGET_DEFAULT (4ull << 30) /* osd_memory_target's default (v15) */
 
-enum { SLOT_TRIM, SLOT_ONODE_LAYOUT, SLOT_BUFFER_LAYOUT }; /* index in slots[], env->parts[] */
-
-enum { L_NONE, L_ONODE, L_WARM_IN, L_HOT, L_WARM_OUT, L__N };
+/* index in slots[], env->parts[] */
+enum { SLOT_TRIM, SLOT_ONODE_LAYOUT, SLOT_BUFFER_LAYOUT, SLOT_ONODE_CACHE, SLOT_BUFFER_CACHE };
 
 typedef struct obj {
     uint64_t key;          /* onode: object number; buffer: object << 32 | offset */
     rs_addr addr[2];       /* onode: Onode, extras; buffer: Buffer, data (0 for a ghost) */
-    uint32_t prev, next;   /* LRU / 2Q list links (next: free list when unused) */
+    uint32_t next;         /* free list when unused */
     uint32_t oprev, onext; /* ring of an onode and its buffers */
     uint32_t len;          /* buffer: data bytes (0: ghost); onode: extra bytes */
     uint16_t pins;         /* onode: ops in flight */
-    uint8_t list;          /* L_* */
     uint8_t shard;         /* cache shard */
 } obj;
-
-typedef struct qlist {
-    uint32_t head, tail; /* head = most recent */
-    uint64_t count, bytes;
-} qlist;
-
-typedef struct cshard {
-    qlist l[L__N];             /* per list; bytes = data bytes (buffers) */
-} cshard;
 
 typedef struct osd {
     rs_engine *eng;
@@ -76,7 +71,9 @@ typedef struct osd {
     obj *objs;
     uint32_t nobjs, cap, free_head;
     rs_idmap onodes, buffers; /* object -> onode id, (object << 32 | offset) -> buffer id */
-    cshard *cs;
+    rs_cache onode_cache, buffer_cache; /* the slots' policies, over every shard; ids = objs[] */
+    const rs_cache_ops *oc, *bc;        /* their ops */
+    uint64_t evicted_items;             /* an onode trim's callback: buffers it dropped too */
     uint32_t ncs;
     uint64_t accounted_bytes, meta_bytes, data_bytes, n_onodes, n_buffers;
     uint64_t accounted_peak_bytes, items_peak_count;
@@ -84,8 +81,6 @@ typedef struct osd {
     rs_layout onode_layout, buffer_layout;
     uint64_t onode_bytes, extra_bytes; /* an onode's two allocations (onode layout) */
     uint64_t buffer_bytes;             /* a buffer's head; its data follows (buffer layout) */
-    uint64_t max_skip_pinned;
-    double kin_ratio, kout_ratio;
     int buffered_read, buffered_write, strict;
     uint64_t base_bytes, heap_base_bytes;
     rs_osd_service *svc;  /* op shards, workers, device, clients (osd_service.h) */
@@ -101,15 +96,6 @@ static const rs_param params[] = {
              "bluestore-autotune's floor)" },
     { .key = "strict", .type = RS_PT_BOOL, .def = "false",
       .doc = "a record the osd cannot apply stops the run with FILE:LINE instead of being counted" },
-    { .key = "bluestore_cache_trim_max_skip_pinned", .type = RS_PT_INT, .def = "64",
-      .doc = "pinned onodes an onode trim skips before it gives up (64; 1000 since PR 40732)",
-      .range = "[0, 1000000000]" },
-    { .key = "bluestore_2q_cache_kin_ratio", .type = RS_PT_DOUBLE, .def = "0.5",
-      .doc = "2Q: share of the buffer target for warm_in",
-      .range = "[0, 1]" },
-    { .key = "bluestore_2q_cache_kout_ratio", .type = RS_PT_DOUBLE, .def = "0.5",
-      .doc = "2Q: warm_out ghosts kept, as a fraction of target / average buffer",
-      .range = "[0, 1]" },
     { .key = "bluestore_default_buffered_read", .type = RS_PT_BOOL, .def = "true",
       .doc = "reads leave their data in the buffer cache" },
     { .key = "bluestore_default_buffered_write", .type = RS_PT_BOOL, .def = "false",
@@ -150,51 +136,6 @@ static void table_put(const osd *o, rs_idmap *t, uint32_t id)
 static void table_del(const osd *o, rs_idmap *t, uint64_t key)
 {
     rs_idmap_delete(t, rs_idmap_probe(t, key, rs_hash64(key), obj_key, o));
-}
-
-/* ---- lists ---- */
-
-static void list_push(osd *o, cshard *c, int l, uint32_t id, int front)
-{
-    qlist *q = &c->l[l];
-    obj *b = &o->objs[id];
-    b->list = (uint8_t)l;
-    if (front) {
-        b->prev = NONE;
-        b->next = q->head;
-        if (q->head != NONE)
-            o->objs[q->head].prev = id;
-        q->head = id;
-        if (q->tail == NONE)
-            q->tail = id;
-    } else {
-        b->next = NONE;
-        b->prev = q->tail;
-        if (q->tail != NONE)
-            o->objs[q->tail].next = id;
-        q->tail = id;
-        if (q->head == NONE)
-            q->head = id;
-    }
-    q->count++;
-    q->bytes += l == L_ONODE ? 0 : b->len;
-}
-
-static void list_unlink(osd *o, uint32_t id)
-{
-    obj *b = &o->objs[id];
-    qlist *q = &o->cs[b->shard].l[b->list];
-    if (b->prev != NONE)
-        o->objs[b->prev].next = b->next;
-    else
-        q->head = b->next;
-    if (b->next != NONE)
-        o->objs[b->next].prev = b->prev;
-    else
-        q->tail = b->prev;
-    q->count--;
-    q->bytes -= b->list == L_ONODE ? 0 : b->len;
-    b->list = L_NONE;
 }
 
 /* ---- objects and their allocations ---- */
@@ -241,7 +182,7 @@ static int obj_new(osd *o, uint64_t key, uint32_t shard, uint64_t head_bytes, ui
     }
     obj *b = &o->objs[id];
     uint64_t now = o->eng->now_ns;
-    *b = (obj){ .key = key, .prev = NONE, .next = NONE, .oprev = id, .onext = id,
+    *b = (obj){ .key = key, .next = NONE, .oprev = id, .onext = id,
                 .len = (uint32_t)len, .shard = (uint8_t)shard };
     b->addr[0] = o->alloc->ops->alloc(o->alloc->state, head_bytes, thread_now(o), now);
     b->addr[1] = len ? o->alloc->ops->alloc(o->alloc->state, len, thread_now(o), now) : 0;
@@ -262,109 +203,55 @@ static void obj_free(osd *o, uint32_t id, uint64_t head_bytes)
     o->free_head = id;
 }
 
-/* A buffer leaves the cache entirely. */
-static void buffer_remove(osd *o, uint32_t id)
+/* A buffer leaves the osd (the buffer cache already dropped it). */
+static void buffer_drop(osd *o, uint32_t id)
 {
     obj *b = &o->objs[id];
     o->objs[b->oprev].onext = b->onext;
     o->objs[b->onext].oprev = b->oprev;
     uint32_t len = b->addr[1] ? b->len : 0;
-    list_unlink(o, id);
     table_del(o, &o->buffers, b->key);
     o->n_buffers--;
     account(o, o->buffer_bytes, len, -1);
     obj_free(o, id, o->buffer_bytes);
 }
 
-/* warm_in -> warm_out: drop the data, keep the Buffer as a ghost. */
-static void buffer_to_ghost(osd *o, uint32_t id)
+/* A buffer leaves the cache entirely. */
+static void buffer_remove(osd *o, uint32_t id)
 {
+    o->bc->remove(o->buffer_cache.state, id);
+    buffer_drop(o, id);
+}
+
+/* The buffer cache's trim callback: evicted, or warm_in -> warm_out (drop
+ * the data, keep the Buffer as a ghost). */
+static void on_buffer_trimmed(void *ctx, rs_oid id, int what)
+{
+    osd *o = ctx;
+    if (what == RS_CACHE_EVICTED) {
+        buffer_drop(o, id);
+        return;
+    }
     obj *b = &o->objs[id];
-    list_unlink(o, id);
     account(o, 0, b->len, -1);
     o->alloc->ops->free(o->alloc->state, b->addr[1], b->len, thread_now(o), o->eng->now_ns);
     b->addr[1] = 0;
     b->len = 0;
-    list_push(o, &o->cs[b->shard], L_WARM_OUT, id, 1);
 }
 
-static void onode_remove(osd *o, uint32_t id, uint64_t *r_items)
+/* The onode cache's trim callback: the onode goes, its buffers with it. */
+static void on_onode_evicted(void *ctx, rs_oid id, int what)
 {
+    osd *o = ctx;
+    (void)what;
     while (o->objs[id].onext != id) {
         buffer_remove(o, o->objs[id].onext);
-        (*r_items)++;
+        o->evicted_items++;
     }
-    list_unlink(o, id);
     table_del(o, &o->onodes, o->objs[id].key);
     o->n_onodes--;
     account(o, o->onode_bytes + o->extra_bytes, 0, -1);
     obj_free(o, id, o->onode_bytes);
-}
-
-/* ---- trimming ---- */
-
-/* TwoQBufferCacheShard::_trim_to(max) (v15 BlueStore.cc:1044-1300; the
- * Luminous TwoQCache::_trim buffer half is the same). */
-static uint64_t buffers_trim_to(osd *o, cshard *c, uint64_t max)
-{
-    uint64_t items = 0, buffer_bytes = c->l[L_WARM_IN].bytes + c->l[L_HOT].bytes;
-    if (buffer_bytes <= max)
-        return 0;
-    uint64_t kin = (uint64_t)((double)max * o->kin_ratio), khot = max - kin, kout = 0;
-    uint64_t num = c->l[L_WARM_IN].count + c->l[L_HOT].count;
-    if (num) {
-        uint64_t avg = buffer_bytes / num;
-        kout = (uint64_t)((double)(max / (avg ? avg : 1)) * o->kout_ratio);
-    }
-    if (c->l[L_HOT].bytes < khot)
-        kin += khot - c->l[L_HOT].bytes;
-    else if (c->l[L_WARM_IN].bytes < kin)
-        khot += kin - c->l[L_WARM_IN].bytes;
-    int64_t evict = (int64_t)c->l[L_WARM_IN].bytes - (int64_t)kin;
-    while (evict > 0 && c->l[L_WARM_IN].tail != NONE) {
-        uint32_t id = c->l[L_WARM_IN].tail;
-        evict -= o->objs[id].len;
-        buffer_to_ghost(o, id);
-        items++;
-    }
-    evict = (int64_t)c->l[L_HOT].bytes - (int64_t)khot;
-    while (evict > 0 && c->l[L_HOT].tail != NONE) {
-        uint32_t id = c->l[L_HOT].tail;
-        evict -= o->objs[id].len;
-        buffer_remove(o, id);
-        items++;
-    }
-    while (c->l[L_WARM_OUT].count > kout) {
-        buffer_remove(o, c->l[L_WARM_OUT].tail);
-        items++;
-    }
-    return items;
-}
-
-/* The onode LRU to max entries, pinned ones skipped (and counted against
- * the excess), stopping after max_skip_pinned of them. */
-static uint64_t onodes_trim_to(osd *o, cshard *c, uint64_t max)
-{
-    uint64_t items = 0, skipped = 0;
-    if (c->l[L_ONODE].count <= max)
-        return 0;
-    uint64_t n = c->l[L_ONODE].count - max;
-    uint32_t p = c->l[L_ONODE].tail;
-    while (n > 0 && p != NONE) {
-        uint32_t prev = o->objs[p].prev;
-        if (o->objs[p].pins) {
-            if (++skipped >= o->max_skip_pinned)
-                break;
-            p = prev;
-            n--;
-            continue;
-        }
-        onode_remove(o, p, &items);
-        items++;
-        n--;
-        p = prev;
-    }
-    return items;
 }
 
 /* ---- the trim policy's target (RS_TRIM_SHARDS, trim.h) ---- */
@@ -378,9 +265,10 @@ static void tgt_usage(void *ctx, rs_trim_usage *r)
 
 static void tgt_shard_usage(void *ctx, uint32_t shard, uint64_t *r_items, uint64_t *r_bytes)
 {
-    const cshard *c = &((const osd *)ctx)->cs[shard];
-    *r_items = c->l[L_ONODE].count;
-    *r_bytes = c->l[L_WARM_IN].bytes + c->l[L_HOT].bytes;
+    const osd *o = ctx;
+    uint64_t n;
+    o->oc->list_usage(o->onode_cache.state, shard, RS_CACHE_LEVEL_ALL, r_items, &n);
+    o->bc->list_usage(o->buffer_cache.state, shard, RS_CACHE_LEVEL_ALL, &n, r_bytes);
 }
 
 static uint64_t tgt_shard_trim_bytes(void *ctx, uint32_t shard, uint64_t max_bytes, int background,
@@ -390,7 +278,7 @@ static uint64_t tgt_shard_trim_bytes(void *ctx, uint32_t shard, uint64_t max_byt
     uint64_t before = o->accounted_bytes;
     if (background)
         o->cur_thread = o->timer_thread; /* the MempoolThread frees on a thread of its own */
-    uint64_t items = buffers_trim_to(o, &o->cs[shard], max_bytes);
+    uint64_t items = o->bc->trim_to(o->buffer_cache.state, shard, max_bytes, on_buffer_trimmed, o);
     *r_bytes += before - o->accounted_bytes;
     return items;
 }
@@ -402,7 +290,9 @@ static uint64_t tgt_shard_trim_items(void *ctx, uint32_t shard, uint64_t max_ite
     uint64_t before = o->accounted_bytes;
     if (background)
         o->cur_thread = o->timer_thread;
-    uint64_t items = onodes_trim_to(o, &o->cs[shard], max_items);
+    o->evicted_items = 0;
+    uint64_t items = o->oc->trim_to(o->onode_cache.state, shard, max_items, on_onode_evicted, o);
+    items += o->evicted_items;
     *r_bytes += before - o->accounted_bytes;
     return items;
 }
@@ -451,15 +341,14 @@ static uint64_t trim_after_insert(osd *o, uint32_t shard, int items)
 /* ---- the cache side of an op ---- */
 
 static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32_t *r_id,
-                     uint64_t *r_items, rs_err *err)
+                     int *r_new, uint64_t *r_items, rs_err *err)
 {
     /* h: the object's hash, which the service computed for its PG */
     uint32_t id = rs_idmap_id(&o->onodes, rs_idmap_probe(&o->onodes, object, h, obj_key, o));
     int rc;
     if (id != NONE) {
         o->onode_hits++;
-        list_unlink(o, id);
-        list_push(o, &o->cs[o->objs[id].shard], L_ONODE, id, 1);
+        o->oc->touch(o->onode_cache.state, id);
         *r_id = id;
         return 0;
     }
@@ -470,13 +359,16 @@ static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32
     /* the extras are one allocation counted in bluestore_cache_other; the
      * len field remembers their size for the free */
     rs_idmap_put(&o->onodes, rs_idmap_probe(&o->onodes, object, h, obj_key, o), object, h, id);
-    list_push(o, &o->cs[shard], L_ONODE, id, 1);
+    if ((rc = o->oc->insert_at(o->onode_cache.state, id, 0, shard, RS_CACHE_LEVEL_ALL, err)))
+        return rc;
     o->n_onodes++;
     account(o, o->onode_bytes + o->extra_bytes, 0, 1);
-    o->objs[id].pins++; /* the op's own reference: its trim-on-add must not take it */
+    /* the op's own reference, taken now: its trim-on-add must not take it */
+    o->objs[id].pins = 1;
+    o->oc->pin(o->onode_cache.state, id);
     *r_items += trim_after_insert(o, shard, 1);
-    o->objs[id].pins--;
     *r_id = id;
+    *r_new = 1;
     return 0;
 }
 
@@ -487,10 +379,9 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
                       uint64_t *r_items, rs_err *err)
 {
     uint32_t id;
-    int level = L_WARM_IN, rc;
+    int level = RS_CACHE_LEVEL_ALL, rc;
     if (old != NONE) {
-        int l = o->objs[old].list;
-        level = l == L_WARM_OUT ? L_HOT : l;
+        level = o->bc->level(o->buffer_cache.state, old);
         buffer_remove(o, old);
     }
     if ((rc = rs_idmap_reserve(&o->buffers, err)))
@@ -504,7 +395,8 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     b->oprev = onode;
     o->objs[on->onext].oprev = id;
     on->onext = id;
-    list_push(o, &o->cs[shard], level, id, 1);
+    if ((rc = o->bc->insert_at(o->buffer_cache.state, id, len, shard, level, err)))
+        return rc;
     o->n_buffers++;
     account(o, o->buffer_bytes, len, 1);
     *r_items += trim_after_insert(o, shard, 0);
@@ -518,15 +410,21 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
     uint64_t key = rec->key << 32 | rec->aux;
     uint64_t *r_items = &p->trimmed_count;
     int write = rec->op == RS_OP_WRITE;
-    int rc = get_onode(o, rec->key, h, shard, &p->onode, r_items, err);
+    int fresh = 0;
+    int rc = get_onode(o, rec->key, h, shard, &p->onode, &fresh, r_items, err);
     if (rc)
         return rc;
-    if (o->objs[p->onode].pins == UINT16_MAX)
-        return rs_fail(err, RS_EINPUT, "more than %u ops in flight on object %llu",
-                       UINT16_MAX, (unsigned long long)rec->key);
-    o->objs[p->onode].pins++;
+    if (!fresh) { /* a new onode holds the op's pin already */
+        obj *on = &o->objs[p->onode];
+        if (on->pins == UINT16_MAX)
+            return rs_fail(err, RS_EINPUT, "more than %u ops in flight on object %llu",
+                           UINT16_MAX, (unsigned long long)rec->key);
+        if (on->pins++ == 0)
+            o->oc->pin(o->onode_cache.state, p->onode);
+    }
     uint32_t b = table_find(o, &o->buffers, key);
-    int cached = b != NONE && o->objs[b].list != L_WARM_OUT && o->objs[b].len >= rec->size_bytes;
+    /* a warm_out ghost holds no data (len 0), and an op's size is never 0 */
+    int cached = b != NONE && o->objs[b].len >= rec->size_bytes;
     if (write) {
         o->writes++;
         p->device = 1;
@@ -539,10 +437,7 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
     o->reads++;
     if (cached) {
         o->buf_hits++;
-        if (o->objs[b].list == L_HOT) {
-            list_unlink(o, b);
-            list_push(o, &o->cs[o->objs[b].shard], L_HOT, b, 1);
-        } /* warm_in: nothing, "somewhat counter-intuitively" (TwoQ _touch) */
+        o->bc->touch(o->buffer_cache.state, b); /* 2Q: hot to the front, warm_in nothing */
         p->device = 0;
         return 0;
     }
@@ -568,7 +463,9 @@ static int svc_apply(void *ctx, const rs_rec *rec, uint32_t op_shard, uint32_t c
 
 static void svc_done(void *ctx, uint32_t onode)
 {
-    ((osd *)ctx)->objs[onode].pins--;
+    osd *o = ctx;
+    if (--o->objs[onode].pins == 0)
+        o->oc->unpin(o->onode_cache.state, onode);
 }
 
 /* ---- the daemon interface ---- */
@@ -606,7 +503,10 @@ static void osd_destroy(void *state)
         o->buffer_layout.ops->destroy(o->buffer_layout.state);
     rs_idmap_release(&o->onodes);
     rs_idmap_release(&o->buffers);
-    free(o->cs);
+    if (o->onode_cache.ops)
+        o->onode_cache.ops->destroy(o->onode_cache.state);
+    if (o->buffer_cache.ops)
+        o->buffer_cache.ops->destroy(o->buffer_cache.state);
     free(o);
 }
 
@@ -614,13 +514,9 @@ static void configure(osd *o, const rs_config *cfg)
 {
     int64_t nos = rs_config_int(cfg, "osd_op_num_shards");
     int64_t ncs = rs_config_int(cfg, "osd_num_cache_shards");
-    int64_t skip = rs_config_int(cfg, "bluestore_cache_trim_max_skip_pinned");
     int64_t nwb = rs_config_int(cfg, "max_write_buffer_number");
     o->nos = (uint32_t)nos;
     o->ncs = ncs ? (uint32_t)ncs : o->nos;
-    o->max_skip_pinned = (uint64_t)skip;
-    o->kin_ratio = rs_config_double(cfg, "bluestore_2q_cache_kin_ratio");
-    o->kout_ratio = rs_config_double(cfg, "bluestore_2q_cache_kout_ratio");
     o->buffered_read = rs_config_bool(cfg, "bluestore_default_buffered_read");
     o->buffered_write = rs_config_bool(cfg, "bluestore_default_buffered_write");
     o->strict = rs_config_bool(cfg, "strict");
@@ -664,6 +560,30 @@ static int layouts(osd *o, const rs_daemon_env *env, rs_err *err)
     return 0;
 }
 
+/* The onode and buffer caches: one instance each over all ncs shards; the
+ * slots' .choices allow only policies with the sharded, list-level ops. */
+static int caches(osd *o, const rs_daemon_env *env, rs_err *err)
+{
+    const rs_cache_ops *oc = env->parts[SLOT_ONODE_CACHE], *bc = env->parts[SLOT_BUFFER_CACHE];
+    int rc;
+    for (int i = 0; i < 2; i++) {
+        const rs_cache_ops *c = i ? bc : oc;
+        if (!c->set_shards || !c->insert_at || !c->level || !c->list_usage || !c->trim_to)
+            return rs_fail(err, RS_EINPUT, "daemon osd cannot use cache policy '%s': it has no "
+                           "sharded, list-level ops (cache.h)", c->name);
+    }
+    if ((rc = oc->create(env->cfg, &o->onode_cache.state, err)))
+        return rc;
+    o->onode_cache.ops = o->oc = oc;
+    if ((rc = bc->create(env->cfg, &o->buffer_cache.state, err)))
+        return rc;
+    o->buffer_cache.ops = o->bc = bc;
+    if ((rc = oc->set_shards(o->onode_cache.state, o->ncs, err)) ||
+        (rc = bc->set_shards(o->buffer_cache.state, o->ncs, err)))
+        return rc;
+    return 0;
+}
+
 static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
 {
     osd *o = calloc(1, sizeof *o);
@@ -677,14 +597,8 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     if ((rc = layouts(o, env, err)))
         goto fail;
     o->timer_thread = o->nos; /* the MempoolThread frees on a thread of its own */
-    o->cs = calloc(o->ncs, sizeof *o->cs);
-    if (!o->cs) {
-        rc = rs_fail(err, RS_ENOMEM, "out of memory for osd cache shards");
+    if ((rc = caches(o, env, err)))
         goto fail;
-    }
-    for (uint32_t i = 0; i < o->ncs; i++)
-        for (int l = 0; l < L__N; l++)
-            o->cs[i].l[l].head = o->cs[i].l[l].tail = NONE;
     const rs_osd_service_hooks hooks = { .ctx = o, .apply = svc_apply, .done = svc_done };
     if ((rc = rs_osd_service_create(env->cfg, env->engine, o->ncs, &hooks, &o->svc, err)))
         goto fail;
@@ -734,10 +648,13 @@ static void osd_stats(const void *state, rs_daemon_stats *r)
 static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_err *err)
 {
     const osd *o = state;
-    uint64_t lists[L__N] = { 0 };
+    uint64_t lists[RS_CACHE_LEVELS] = { 0 };
     for (uint32_t i = 0; i < o->ncs; i++)
-        for (int l = 0; l < L__N; l++)
-            lists[l] += o->cs[i].l[l].count;
+        for (int l = RS_CACHE_LEVEL_WARM_IN; l < RS_CACHE_LEVELS; l++) {
+            uint64_t n, bytes;
+            o->bc->list_usage(o->buffer_cache.state, i, l, &n, &bytes);
+            lists[l] += n;
+        }
     int rc = rs_osd_service_metrics(o->svc, res, err);
     (void)end_ns;
     const struct { const char *name; double v; } m[] = {
@@ -748,9 +665,9 @@ static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
         { "records_skipped_count", (double)o->skipped },
         { "onodes_count", (double)o->n_onodes },
         { "buffers_count", (double)o->n_buffers },
-        { "buffers_warm_in_count", (double)lists[L_WARM_IN] },
-        { "buffers_hot_count", (double)lists[L_HOT] },
-        { "buffers_warm_out_count", (double)lists[L_WARM_OUT] },
+        { "buffers_warm_in_count", (double)lists[RS_CACHE_LEVEL_WARM_IN] },
+        { "buffers_hot_count", (double)lists[RS_CACHE_LEVEL_HOT] },
+        { "buffers_warm_out_count", (double)lists[RS_CACHE_LEVEL_WARM_OUT] },
         { "shard_excess_peak_bytes", (double)o->trim.shard_excess_peak_bytes },
         { "autotune_tuned_bytes", (double)o->trim.tuned_bytes },
         /* a policy without a memory target: Ceph's default, which nothing reads then */
@@ -774,6 +691,14 @@ static const rs_daemon_slot slots[] = {
     [SLOT_BUFFER_LAYOUT] = { { .key = "buffer_layout", .type = RS_PT_STRING, .def = "bluestore-buffer",
                                .doc = "what a cached buffer allocates (data 0: a warm_out ghost)" },
                              .kind = RS_COMPONENT_LAYOUT },
+    [SLOT_ONODE_CACHE] = { { .key = "onode_cache", .type = RS_PT_STRING, .def = "bluestore-onode-lru",
+                             .choices = "bluestore-onode-lru",
+                             .doc = "the onode cache's policy (per shard, by count)" },
+                           .kind = RS_COMPONENT_CACHE },
+    [SLOT_BUFFER_CACHE] = { { .key = "buffer_cache", .type = RS_PT_STRING, .def = "bluestore-2q",
+                              .choices = "bluestore-2q",
+                              .doc = "the buffer cache's policy (per shard, by data bytes)" },
+                            .kind = RS_COMPONENT_CACHE },
     { { .key = NULL }, 0, 0 },
 };
 
