@@ -18,30 +18,44 @@
  *                        mempool, not even after PR 19954; with a mempool
  *                        allocator (pool and type pointers, 16 B) it is
  *                        64 B, with std::allocator 48 B
- *   MDCache::inode_map   unordered_map hash node with its cached hash:
- *                        next 8 + key + value 8 + hash 8 = 32 B with
- *                        inodeno_t (v15 MDCache.h), 40 B with vinodeno_t
- *                        (before v13 the map was keyed by vinodeno_t)
+ *   MDCache::inode_map   unordered_map<inodeno_t, CInode*> hash node with its
+ *                        cached hash (std::hash<inodeno_t> is not noexcept):
+ *                        next 8 + key 8 + value 8 + hash 8 = 32 B, in both
+ *                        2018 versions too (MDCache.h:126@7b7a7d55b1,
+ *                        :128@46c25abd1c: keyed by inodeno_t, not vinodeno_t)
  *   CDentry name         heap buffer of length + 1 when longer than 15
- *                        (libstdc++ SSO), std::string before PR 19954 and
- *                        mds_co::string after.
+ *                        (libstdc++ SSO), std::string before PR 19954
+ *                        (CDentry.h:346@7b7a7d55b1) and mds_co::string after
+ *                        (CDentry.h:378@46c25abd1c).
+ * The struct sizes were checked against the 2018 tree: g++ 12 / libstdc++ 12
+ * sizeof of CInode, CDentry, CDir, Capability and the nodes above, compiled
+ * from src/mds at 7b7a7d55b1 and 46c25abd1c (docs/models.md, "MDS layouts").
  * Outside the mempool in every version, for as long as the inode lives:
- *   SimpleLock::unstable_bits_t (88 B: gather set 48, counts 8,
- *                        MutationRef 16, two client_t 16), one per lock that
+ *   SimpleLock::unstable_bits_t (80 B: gather set<__s32> 48, num_wrlock and
+ *                        num_xlock 8, MutationRef 8 (a boost::intrusive_ptr,
+ *                        Mutation.h:167), xlock_by_client and excl_client 16;
+ *                        SimpleLock.h:180-188@7b7a7d55b1, plain `new` at
+ *                        :211), one per lock that
  *                        CInode::set_loner_cap() gave an exclusive client
  *                        (authlock, filelock, linklock, xattrlock).  Dropping
  *                        the loner only writes -1 into it; it is freed by a
  *                        later wrlock/xlock release, so most stay
  *                        (`mds_loner_locks`, default 3 of the 4: an estimate,
- *                        docs/models.md).  Given as one allocation of n x 88
- *                        B (tcmalloc rounds 3 x 88 to 288 = 3 x 96, what three
- *                        88 B allocations take) to keep the simulator's
- *                        per-object address slots at seven.
- * Before v13 (std::vector, later std::array inside the object), outside
- * the mempool in both 2018 versions:
- *   CInode::pop          inode_load_vec_t: 2 DecayCounters of 32 B = 64 B
+ *                        docs/models.md).  Given as one allocation of n x 80
+ *                        B (80, 160, 240 and 320 are all tcmalloc classes,
+ *                        so one n x 80 B block takes what n blocks of 80 B
+ *                        take) to keep the simulator's per-object address
+ *                        slots at seven.
+ * Before PR 19954 (master, 7b7a7d55b1), outside the mempool: the balancer's
+ * load counters in std::vectors of DecayCounter (40 B: val, delta, vel,
+ * last_decay, rate; DecayCounter.h:47-51):
+ *   CInode::pop          inode_load_vec_t: 2 x 40 = 80 B (mdstypes.h:1046)
  *   CDir pop_me, pop_nested, pop_auth_subtree, pop_auth_subtree_nested
- *                        dirfrag_load_vec_t: 5 x 32 B = 160 B each.
+ *                        dirfrag_load_vec_t: 5 x 40 = 200 B each
+ *                        (mdstypes.h:1083, CDir.h:358-361).
+ * PR 19954 made them std::array inside the objects (7e2f59aad3;
+ * mdstypes.h:1411,1446@46c25abd1c): part of sizeof(CInode) and sizeof(CDir)
+ * there, nothing outside.
  * PR 19954's other FIXMEs (lock waiter lists, bufferptr xattrs, snap_blob,
  * inline_data, scrub_info, bloom filter) allocate nothing while they are
  * empty, which they are for a kernel build (no xattrs, snapshots, inline
@@ -55,20 +69,20 @@
 
 #define SSO_CAPACITY 15u
 #define DIRFRAGS_NODE_BYTES 48u
-#define LOCK_BITS_BYTES 88u
-#define INODE_POP_BYTES 64u
-#define DIR_POP_BYTES 160u
+#define LOCK_BITS_BYTES 80u
+#define INODE_POP_BYTES 80u
+#define DIR_POP_BYTES 200u
 #define DIR_POPS 4u
 
 static const rs_mds_sizes luminous = {
     .name = "mds-luminous", .inode = 1640, .dentry = 472, .dir = 848, .cap = 272,
     .items_node = 64, .dirfrags_map = 48, .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 0, .cap_tracked = 0,
-    .inode_map_node = 40, .pop_vectors = 1,
+    .inode_map_node = 32, .pop_vectors = 1,
 };
 static const rs_mds_sizes pr19954 = {
     .name = "mds-pr19954", .inode = 1760, .dentry = 512, .dir = 1584, .cap = 288,
     .items_node = 72, .dirfrags_map = 64, .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 1, .cap_tracked = 1,
-    .inode_map_node = 40, .pop_vectors = 1,
+    .inode_map_node = 32, .pop_vectors = 0,
 };
 static const rs_mds_sizes octopus = {
     .name = "mds-octopus", .inode = 1856, .dentry = 528, .dir = 1288, .cap = 320,
@@ -164,7 +178,7 @@ unsigned rs_mds_side_parts(const rs_mds_sizes *s, unsigned side, uint32_t reques
 
 static const rs_param params[] = {
     { .key = "mds_loner_locks", .type = RS_PT_INT, .def = "3",
-      .doc = "SimpleLock::unstable_bits_t (88 B, outside the mempool) left per inode by the loner "
+      .doc = "SimpleLock::unstable_bits_t (80 B, outside the mempool) left per inode by the loner "
              "mechanism: 0..4 of authlock, filelock, linklock, xattrlock (3: an estimate, docs/models.md)",
       .range = "[0, 4]" },
     { .key = NULL },
@@ -204,8 +218,8 @@ MDS_LAYOUT(rs_layout_mds_luminous, "mds-luminous", luminous,
            "names, Capability (272 + 48 B map node), load vectors and loner lock bits outside "
            "the mempool");
 MDS_LAYOUT(rs_layout_mds_pr19954, "mds-pr19954", pr19954,
-           "CephFS MDS after PR 19954: CInode 1760, CDentry 512, CDir 1584, Capability 288; "
-           "containers in mds_co; inode_map, load vectors and loner lock bits outside");
+           "CephFS MDS after PR 19954: CInode 1760, CDentry 512, CDir 1584 (load counters "
+           "inside), Capability 288; containers in mds_co; inode_map and loner lock bits outside");
 MDS_LAYOUT(rs_layout_mds_octopus, "mds-octopus", octopus,
            "CephFS MDS v15.2.5: CInode 1856, CDentry 528, CDir 1288, Capability inside a 360 B "
            "client_caps node; inode_map and loner lock bits outside the mempool");

@@ -51,7 +51,7 @@ typedef struct rs_mds_sizes {
     uint32_t containers_tracked;/* 1: container nodes and names in mds_co */
     uint32_t cap_tracked;       /* 1: Capability in mds_co */
     uint32_t inode_map_node;    /* MDCache::inode_map hash node (never tracked) */
-    uint32_t pop_vectors;       /* 1: load counters in std::vectors (before v13), untracked */
+    uint32_t pop_vectors;       /* 1: load counters in std::vectors (before PR 19954), untracked */
 } rs_mds_sizes;
 
 /* rs_layout_ops.data_kind of a layout whose data is an rs_mds_sizes. */
