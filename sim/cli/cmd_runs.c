@@ -662,9 +662,10 @@ static void import_usage(FILE *f)
             "rss_bytes, accounted_bytes, limit_bytes, heap_bytes, unmapped_bytes,\n"
             "items_count ...) fill them, t_ns and rss_bytes are required, an empty cell is 0.\n"
             "x and overshoot are computed per sample; a missing limit_bytes column is the\n"
-            "daemon's limit param.  Every other column must be numeric: its steady mean\n"
-            "and peak become metrics NAME_steady and NAME_peak (e.g. mempool bytes per pool;\n"
-            "an always-zero column is left out).  wall_ns is the last sample's t_ns.\n"
+            "daemon's limit param; the limit_bytes metric is the last sample's.  Every\n"
+            "other column must be numeric: its steady mean and peak become metrics\n"
+            "NAME_steady and NAME_peak (e.g. mempool bytes per pool; an always-zero\n"
+            "column is left out).  wall_ns is the last sample's t_ns.\n"
             "The run metrics are computed as rssim's sampler computes them.\n\n"
             "      --trace T        the trace the workload followed (its sha256 is stored)\n"
             "      --preset P       the preset a prediction of it uses (stored as is)\n"
@@ -935,15 +936,15 @@ static int runs_import_measured(int argc, char **argv)
         goto report;
 
     uint64_t end_ns = res.samples[res.nsamples - 1].t_ns;
-    rs_run_totals tot = { .limit_bytes = limit };
+    /* the limit at the end, as a simulated daemon reports it (the OSD's
+     * moves with its autotuner); the param when the CSV has no column */
+    rs_run_totals tot = { .limit_bytes = res.samples[res.nsamples - 1].limit_bytes };
     for (size_t i = 0; i < res.nsamples; i++) {
         const rs_sample *smp = &res.samples[i];
         if (smp->accounted_bytes > tot.accounted_peak_bytes)
             tot.accounted_peak_bytes = smp->accounted_bytes;
         if (smp->items_count > tot.items_peak_count)
             tot.items_peak_count = smp->items_count;
-        if (!limit)
-            tot.limit_bytes = smp->limit_bytes;
     }
     tot.trims_count = res.samples[res.nsamples - 1].trims_count;
     tot.trimmed_items_count = res.samples[res.nsamples - 1].trimmed_items_count;
