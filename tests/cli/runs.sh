@@ -8,7 +8,7 @@ DB="$T/sub/db"
 FIX="$SRC/tests/cli/store-fixture.sql"
 
 # help, usage errors
-for sub in "" list show export init; do
+for sub in "" list show export init import-measured; do
   expect_status 0 "runs $sub -h" "$RSSIM" runs $sub -h
   stdout_has "runs $sub -h" "usage: rssim runs"
 done
