@@ -58,8 +58,23 @@ void rs_sampler_fire(void *ctx, uint64_t now_ns)
 int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint64_t events,
                        rs_err *err)
 {
-    const rs_result *res = s->result;
     rs_daemon_stats d;
+
+    s->daemon->stats(s->daemon_state, &d);
+    const rs_run_totals tot = {
+        .limit_bytes = d.limit_bytes,
+        .accounted_peak_bytes = d.accounted_peak_bytes,
+        .items_peak_count = d.items_peak_count,
+        .trims_count = d.trim.trims_count,
+        .trimmed_items_count = d.trim.trimmed_items_count,
+        .trimmed_bytes = d.trim.trimmed_bytes,
+    };
+    return rs_result_metrics(s->result, &tot, end_ns, steady_from, events, err);
+}
+
+int rs_result_metrics(rs_result *res, const rs_run_totals *tot, uint64_t end_ns,
+                      double steady_from, uint64_t events, rs_err *err)
+{
     uint64_t from_ns = (uint64_t)((double)end_ns * steady_from);
     double rss_sum = 0, acc_sum = 0, rss_peak = 0;
     /* steady means of the decomposition of rss (see docs/models.md) */
@@ -67,7 +82,6 @@ int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint6
     size_t n = 0, first = res->nsamples;
     int rc = 0;
 
-    s->daemon->stats(s->daemon_state, &d);
     for (size_t i = 0; i < res->nsamples; i++) {
         const rs_sample *smp = &res->samples[i];
         if ((double)smp->rss_bytes > rss_peak)
@@ -88,7 +102,7 @@ int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint6
         }
     }
     double rss_steady = n ? rss_sum / (double)n : 0, acc_steady = n ? acc_sum / (double)n : 0;
-    double limit = (double)d.limit_bytes;
+    double limit = (double)tot->limit_bytes;
     double p50 = 0, p99 = 0, pmax = 0;
     if (n) {
         double *ov = malloc(n * sizeof *ov);
@@ -107,19 +121,19 @@ int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint6
         { "rss_steady_bytes", rss_steady },
         { "rss_peak_bytes", rss_peak },
         { "accounted_steady_bytes", acc_steady },
-        { "accounted_peak_bytes", (double)d.accounted_peak_bytes },
-        { "excess_peak_bytes", d.accounted_peak_bytes > d.limit_bytes
-                                   ? (double)(d.accounted_peak_bytes - d.limit_bytes) : 0.0 },
+        { "accounted_peak_bytes", (double)tot->accounted_peak_bytes },
+        { "excess_peak_bytes", tot->accounted_peak_bytes > tot->limit_bytes
+                                   ? (double)(tot->accounted_peak_bytes - tot->limit_bytes) : 0.0 },
         { "x_steady", rss_steady > 0 ? 1.0 - acc_steady / rss_steady : 0.0 },
         { "overshoot_steady", limit > 0 ? rss_steady / limit : 0.0 },
         { "overshoot_p50", p50 },
         { "overshoot_p99", p99 },
         { "overshoot_max", pmax },
-        { "trims_count", (double)d.trim.trims_count },
-        { "trimmed_items_count", (double)d.trim.trimmed_items_count },
-        { "trimmed_bytes", (double)d.trim.trimmed_bytes },
+        { "trims_count", (double)tot->trims_count },
+        { "trimmed_items_count", (double)tot->trimmed_items_count },
+        { "trimmed_bytes", (double)tot->trimmed_bytes },
         { "events_count", (double)events },
-        { "items_peak_count", (double)d.items_peak_count },
+        { "items_peak_count", (double)tot->items_peak_count },
         { "sim_end_ns", (double)end_ns },
         { "steady_from_ns", (double)from_ns },
         { "rss_accounted_bytes", n ? acc_sum / (double)n : 0.0 },
@@ -131,6 +145,6 @@ int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint6
         { "rss_base_bytes", n ? bas_sum / (double)n : 0.0 },
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
-        rc = rs_result_set_metric(s->result, m[i].name, m[i].value, err);
+        rc = rs_result_set_metric(res, m[i].name, m[i].value, err);
     return rc;
 }

@@ -30,6 +30,22 @@ typedef struct rs_sampler {
 void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r_sample);
 /* Append a sample at now_ns to the result (the engine timer callback). */
 void rs_sampler_fire(void *ctx, uint64_t now_ns);
+/* What a run's metrics need beside its samples: the daemon's counters at
+ * the end (a simulated daemon's stats, or a measured run's last/peak
+ * sample values). */
+typedef struct rs_run_totals {
+    uint64_t limit_bytes;          /* the configured limit */
+    uint64_t accounted_peak_bytes; /* highest accounted bytes seen */
+    uint64_t items_peak_count;     /* most cached objects seen */
+    uint64_t trims_count, trimmed_items_count, trimmed_bytes; /* trim totals */
+} rs_run_totals;
+
+/* The run metrics (docs/store.md) of res's samples: steady means from
+ * steady_from * end_ns on, peaks over all samples, overshoot percentiles
+ * over the steady samples.  Adds them to res.  Shared by the simulator's
+ * runs and imported measured ones, so both are summarised alike. */
+int rs_result_metrics(rs_result *res, const rs_run_totals *tot, uint64_t end_ns,
+                      double steady_from, uint64_t events, rs_err *err);
 /* Compute the run's metrics from its samples and the models' counters. */
 int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint64_t events,
                        rs_err *err);

@@ -68,6 +68,13 @@ int rs_store_run_begin(rs_store *st, const rs_run_meta *meta, const rs_config *c
  * Any rows of an earlier attempt of this run are replaced. */
 int rs_store_run_finish(rs_store *st, int64_t run_id, const rs_result *res,
                         uint64_t events, uint64_t wall_ns, rs_err *err);
+/* Store a finished run in one go (a run measured elsewhere and imported,
+ * `rssim runs import-measured`): the run row with meta and cfg's params,
+ * its samples and metrics, events and wall_ns, status 'done', all in ONE
+ * transaction, so a failure leaves no trace of it.  *r_run_id is its id. */
+int rs_store_run_import(rs_store *st, const rs_run_meta *meta, const rs_config *cfg,
+                        const rs_result *res, uint64_t events, uint64_t wall_ns,
+                        int64_t *r_run_id, rs_err *err);
 /* Mark 'failed' with a reason (its partial rows, if any, are deleted). */
 int rs_store_run_fail(rs_store *st, int64_t run_id, const char *why, rs_err *err);
 

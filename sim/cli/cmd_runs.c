@@ -17,8 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../traces/trace.h"
+#include "../base/config.h"
 #include "../base/result.h"
 #include "../query.h"
+#include "../sampler.h"
 #include "../store.h"
 #include "cli.h"
 
@@ -34,19 +37,23 @@ static int runs_list(int argc, char **argv);
 static int runs_show(int argc, char **argv);
 static int runs_export(int argc, char **argv);
 static int runs_init(int argc, char **argv);
+static int runs_import_measured(int argc, char **argv);
 
 static const runs_sub subs[] = {
     { .name = "list", .run = runs_list, .summary = "one line per run: status, preset, steady RSS" },
     { .name = "show", .run = runs_show, .summary = "one run: its row, params and metrics" },
     { .name = "export", .run = runs_export, .summary = "samples or metrics of a run or sweep as CSV" },
     { .name = "init", .run = runs_init, .summary = "create an empty database (schema only)" },
+    { .name = "import-measured", .run = runs_import_measured,
+      .summary = "store samples measured on a real daemon (CSV) as a measured run" },
 };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: rssim runs <list|show|export|init> [options]   (rssim runs <sub> -h)\n\n");
+    fprintf(f, "usage: rssim runs <list|show|export|init|import-measured> [options]"
+               "   (rssim runs <sub> -h)\n\n");
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-        fprintf(f, "  %-7s %s\n", subs[i].name, subs[i].summary);
+        fprintf(f, "  %-15s %s\n", subs[i].name, subs[i].summary);
     fprintf(f, "\nThe database is %s unless --db says otherwise; see docs/store.md.\n",
             rs_cli_default_db());
 }
@@ -583,4 +590,403 @@ static int runs_init(int argc, char **argv)
     rs_store_close(st);
     printf("database '%s' ready\n", db);
     return 0;
+}
+
+/* ---- import-measured ---- */
+
+/* The params of an imported measured run (--set KEY=VALUE), checked with the
+ * config machinery.  The limit keys are Ceph's option names. */
+static const rs_param import_params[] = {
+    { .key = "daemon", .type = RS_PT_STRING, .def = "mds", .choices = "mds|osd",
+      .doc = "the measured daemon" },
+    { .key = "alloc", .type = RS_PT_STRING, .def = "glibc", .choices = "glibc|tcmalloc",
+      .doc = "the daemon's allocator (tcmalloc: LD_PRELOAD into a build without it)" },
+    { .key = "build", .type = RS_PT_STRING, .def = "unknown",
+      .doc = "which Ceph build ran, e.g. 'debian 16.2.15+ds-0+deb12u2'" },
+    { .key = "mds_cache_memory_limit", .type = RS_PT_SIZE, .def = "0",
+      .doc = "the MDS's cache limit (bytes; 0: not set)" },
+    { .key = "osd_memory_target", .type = RS_PT_SIZE, .def = "0",
+      .doc = "the OSD's memory target (bytes; 0: not set)" },
+    { .key = "bluestore_cache_autotune", .type = RS_PT_BOOL, .def = "true",
+      .doc = "the OSD's cache autotuner" },
+    { .key = "sample_interval", .type = RS_PT_DURATION, .def = "1s",
+      .doc = "wall-clock time between samples" },
+    { .key = "workload", .type = RS_PT_STRING, .def = "unknown", .doc = "what drove the daemon" },
+    { .key = "steady_from", .type = RS_PT_DOUBLE, .def = "0.5", .range = "[0, 1)",
+      .doc = "steady state from this fraction of the run on (as rssim's presets)" },
+    { .key = NULL },
+};
+
+#define IMPORT_MAX_COLS 128
+#define IMPORT_LINE_BYTES 65536
+
+/* Where each CSV column goes: a sample column (by offset), or an extra
+ * numeric column whose steady mean and peak become metrics. */
+typedef struct import_col {
+    char name[48];
+    int sample_int;  /* index into the int columns, -1: not one */
+    double sum, peak; /* extra columns: over the steady samples / all */
+    size_t n;
+} import_col;
+
+static const char *const sample_int_names[] = {
+#define NAME(c) #c,
+    RS_SAMPLE_INT_COLUMNS(NAME)
+#undef NAME
+};
+enum {
+#define IDX(c) SI_##c,
+    RS_SAMPLE_INT_COLUMNS(IDX)
+#undef IDX
+    SI_COUNT
+};
+
+static uint64_t *sample_int_at(rs_sample *smp, int i)
+{
+    switch (i) {
+#define CASE(c) case SI_##c: return &smp->c;
+    RS_SAMPLE_INT_COLUMNS(CASE)
+#undef CASE
+    default: return NULL;
+    }
+}
+
+static void import_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rssim runs import-measured --trace T --preset P [--label L] [--db PATH]\n"
+            "                                  [--set KEY=VALUE]... SAMPLES.csv\n\n"
+            "Store samples taken on a real daemon (scripts/ceph-measure) as a run of kind\n"
+            "'measured', next to the predicted runs of the same trace.  SAMPLES.csv has a\n"
+            "header row; columns named like sample columns (docs/store.md: t_ns,\n"
+            "rss_bytes, accounted_bytes, limit_bytes, heap_bytes, unmapped_bytes,\n"
+            "items_count ...) fill them, t_ns and rss_bytes are required, an empty cell is 0.\n"
+            "x and overshoot are computed per sample; a missing limit_bytes column is the\n"
+            "daemon's limit param; the limit_bytes metric is the last sample's.  Every\n"
+            "other column must be numeric: its steady mean and peak become metrics\n"
+            "NAME_steady and NAME_peak (e.g. mempool bytes per pool; an always-zero\n"
+            "column is left out).  wall_ns is the last sample's t_ns.\n"
+            "The run metrics are computed as rssim's sampler computes them.\n\n"
+            "      --trace T        the trace the workload followed (its sha256 is stored)\n"
+            "      --preset P       the preset a prediction of it uses (stored as is)\n"
+            "      --label L        free text\n"
+            "      --events N       the trace records the workload issued (stored as events)\n"
+            "      --set KEY=VALUE  a param of the run:\n");
+    for (const rs_param *p = import_params; p->key; p++)
+        fprintf(f, "                         %s (default '%s'%s%s): %s\n", p->key, p->def,
+                p->choices ? ", " : "", p->choices ? p->choices : "", p->doc);
+    fprintf(f,
+            "      --db PATH        SQLite database (default %s)\n"
+            "  -h, --help           this help\n",
+            rs_cli_default_db());
+}
+
+/* Split line at commas in place into at most cap fields; returns the count. */
+static int csv_split(char *line, char **fields, int cap)
+{
+    int n = 0;
+    char *p = line;
+    line[strcspn(line, "\r\n")] = '\0';
+    while (n < cap) {
+        fields[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    return n;
+}
+
+static int parse_cell(const char *path, long line, const char *col, const char *cell,
+                      double *r_v, rs_err *err)
+{
+    char *end;
+    if (!*cell) {
+        *r_v = 0;
+        return 0;
+    }
+    errno = 0;
+    double v = strtod(cell, &end);
+    if (*end || errno == ERANGE || !isfinite(v) || v < 0)
+        return rs_fail(err, RS_EINPUT, "%s:%ld: bad value '%.40s' in column '%s' "
+                       "(a number >= 0 expected)", path, line, cell, col);
+    *r_v = v;
+    return 0;
+}
+
+/* Read the CSV into res (samples) and cols (extras); checks time order. */
+static int import_read(const char *path, rs_result *res, import_col *cols, int *r_ncols,
+                       uint64_t default_limit, rs_err *err)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL, *fields[IMPORT_MAX_COLS];
+    long lineno = 1;
+    int rc = 0, ncols, have_t = 0, have_rss = 0;
+
+    if (!f)
+        return rs_fail(err, errno == ENOENT ? RS_EINPUT : RS_EIO, "cannot open '%s': %s",
+                       path, strerror(errno));
+    if (!(line = malloc(IMPORT_LINE_BYTES))) {
+        fclose(f);
+        return rs_fail(err, RS_ENOMEM, "out of memory reading '%s'", path);
+    }
+    if (!fgets(line, IMPORT_LINE_BYTES, f)) {
+        rc = rs_fail(err, RS_EINPUT, "%s:1: empty file (a CSV header row expected)", path);
+        goto out;
+    }
+    ncols = csv_split(line, fields, IMPORT_MAX_COLS);
+    for (int k = 0; k < ncols; k++) {
+        import_col *c = &cols[k];
+        *c = (import_col){ .sample_int = -1 };
+        if (!*fields[k] || strlen(fields[k]) >= sizeof c->name - 6) {
+            rc = rs_fail(err, RS_EINPUT, "%s:1: column %d: empty or too long a name", path, k + 1);
+            goto out;
+        }
+        snprintf(c->name, sizeof c->name, "%s", fields[k]);
+        for (int i = 0; i < SI_COUNT; i++)
+            if (!strcmp(fields[k], sample_int_names[i]))
+                c->sample_int = i;
+        for (int j = 0; j < k; j++)
+            if (!strcmp(cols[j].name, c->name)) {
+                rc = rs_fail(err, RS_EINPUT, "%s:1: column '%s' twice", path, c->name);
+                goto out;
+            }
+        have_t |= c->sample_int == SI_t_ns;
+        have_rss |= c->sample_int == SI_rss_bytes;
+    }
+    if (!have_t || !have_rss) {
+        rc = rs_fail(err, RS_EINPUT, "%s:1: no '%s' column (t_ns and rss_bytes are required)",
+                     path, have_t ? "rss_bytes" : "t_ns");
+        goto out;
+    }
+    while (fgets(line, IMPORT_LINE_BYTES, f)) {
+        lineno++;
+        if (line[0] == '\n' || line[0] == '\r' || line[0] == '#')
+            continue;
+        int n = csv_split(line, fields, IMPORT_MAX_COLS);
+        if (n != ncols) {
+            rc = rs_fail(err, RS_EINPUT, "%s:%ld: %d fields, the header has %d", path, lineno, n,
+                         ncols);
+            goto out;
+        }
+        rs_sample smp = { .limit_bytes = default_limit };
+        for (int k = 0; k < ncols; k++) {
+            double v;
+            if ((rc = parse_cell(path, lineno, cols[k].name, fields[k], &v, err)))
+                goto out;
+            if (cols[k].sample_int >= 0)
+                *sample_int_at(&smp, cols[k].sample_int) = (uint64_t)llround(v);
+        }
+        if (res->nsamples && smp.t_ns <= res->samples[res->nsamples - 1].t_ns) {
+            rc = rs_fail(err, RS_EINPUT, "%s:%ld: t_ns %" PRIu64 " not after %" PRIu64, path,
+                         lineno, smp.t_ns, res->samples[res->nsamples - 1].t_ns);
+            goto out;
+        }
+        smp.x = smp.rss_bytes ? 1.0 - (double)smp.accounted_bytes / (double)smp.rss_bytes : 0.0;
+        smp.overshoot = smp.limit_bytes ? (double)smp.rss_bytes / (double)smp.limit_bytes : 0.0;
+        if ((rc = rs_result_add_sample(res, &smp, err)))
+            goto out;
+    }
+    if (ferror(f)) {
+        rc = rs_fail(err, RS_EIO, "cannot read '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    if (!res->nsamples) {
+        rc = rs_fail(err, RS_EINPUT, "%s: no samples", path);
+        goto out;
+    }
+    *r_ncols = ncols;
+out:
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* Second pass over the CSV for the extra columns' steady means and peaks. */
+static int import_extras(const char *path, import_col *cols, int ncols, uint64_t from_ns,
+                         rs_err *err)
+{
+    FILE *f = fopen(path, "r");
+    char *line = malloc(IMPORT_LINE_BYTES), *fields[IMPORT_MAX_COLS];
+    int t_col = 0, rc = 0;
+    long lineno = 1;
+
+    if (!f || !line) {
+        rc = f ? rs_fail(err, RS_ENOMEM, "out of memory reading '%s'", path)
+               : rs_fail(err, RS_EIO, "cannot open '%s': %s", path, strerror(errno));
+        goto out;
+    }
+    for (int k = 0; k < ncols; k++)
+        if (cols[k].sample_int == SI_t_ns)
+            t_col = k;
+    if (!fgets(line, IMPORT_LINE_BYTES, f))
+        goto out;
+    while (fgets(line, IMPORT_LINE_BYTES, f)) {
+        lineno++;
+        if (line[0] == '\n' || line[0] == '\r' || line[0] == '#')
+            continue;
+        csv_split(line, fields, IMPORT_MAX_COLS);
+        double t, v;
+        if ((rc = parse_cell(path, lineno, cols[t_col].name, fields[t_col], &t, err)))
+            goto out;
+        for (int k = 0; k < ncols; k++) {
+            if (cols[k].sample_int >= 0 || !*fields[k])
+                continue;
+            if ((rc = parse_cell(path, lineno, cols[k].name, fields[k], &v, err)))
+                goto out;
+            if (v > cols[k].peak)
+                cols[k].peak = v;
+            if ((uint64_t)llround(t) >= from_ns) {
+                cols[k].sum += v;
+                cols[k].n++;
+            }
+        }
+    }
+out:
+    free(line);
+    if (f)
+        fclose(f);
+    return rc;
+}
+
+static int runs_import_measured(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "db", required_argument, NULL, 'd' },    { "trace", required_argument, NULL, 't' },
+        { "preset", required_argument, NULL, 'p' }, { "label", required_argument, NULL, 'l' },
+        { "set", required_argument, NULL, 's' },   { "events", required_argument, NULL, 'e' },
+        { "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
+    };
+    const char *db = rs_cli_default_db(), *trace = NULL, *preset = NULL, *label = NULL;
+    long long events = -1;
+    rs_err err = { 0 };
+    rs_config *cfg = NULL;
+    rs_store *st = NULL;
+    rs_result res;
+    import_col *cols = NULL;
+    int c, rc = 0, ncols = 0;
+
+    rs_result_init(&res);
+    if (rs_config_new_with(&cfg, import_params, &err))
+        return rs_cli_report(&err);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db = optarg; break;
+        case 't': trace = optarg; break;
+        case 'p': preset = optarg; break;
+        case 'l': label = optarg; break;
+        case 'e': {
+            char *end;
+            errno = 0;
+            events = strtoll(optarg, &end, 10);
+            if (*end || !*optarg || errno || events < 0) {
+                rs_config_free(cfg);
+                return rs_cli_usage_error("runs import-measured", "bad --events '%s'", optarg);
+            }
+            break;
+        }
+        case 's':
+            if (strchr(optarg, '=')) {
+                char key[64];
+                size_t klen = (size_t)(strchr(optarg, '=') - optarg);
+                snprintf(key, sizeof key, "%.*s", (int)(klen < 63 ? klen : 63), optarg);
+                if (!rs_param_find(import_params, key)) {
+                    rs_config_free(cfg);
+                    return rs_cli_usage_error("runs import-measured", "unknown key '%s' "
+                                              "(see rssim runs import-measured -h)", key);
+                }
+                if (rs_config_set(cfg, key, strchr(optarg, '=') + 1, &err)) {
+                    rs_config_free(cfg);
+                    return rs_cli_report(&err);
+                }
+                break;
+            }
+            rs_config_free(cfg);
+            return rs_cli_usage_error("runs import-measured", "bad --set '%s' (KEY=VALUE)", optarg);
+        case 'h': import_usage(stdout); rs_config_free(cfg); return 0;
+        default: import_usage(stderr); rs_config_free(cfg); return 2;
+        }
+    }
+    if (optind != argc - 1 || !trace || !preset) {
+        rs_config_free(cfg);
+        return rs_cli_usage_error("runs import-measured", "%s",
+                                  optind >= argc ? "no SAMPLES.csv given"
+                                  : optind < argc - 1 ? "more than one SAMPLES.csv"
+                                  : "--trace and --preset are required");
+    }
+    const char *csv = argv[optind];
+    /* the defaults count as set: every param of the run is stored */
+    for (const rs_param *p = import_params; p->key; p++)
+        if (!rs_config_raw(cfg, p->key) && (rc = rs_config_set(cfg, p->key, p->def, &err)))
+            goto report;
+    if ((rc = rs_config_validate(cfg, &err)))
+        goto report;
+    int is_mds = rs_config_choice(cfg, "daemon") == 0;
+    uint64_t limit = rs_config_size(cfg, is_mds ? "mds_cache_memory_limit" : "osd_memory_target");
+    double steady_from = rs_config_double(cfg, "steady_from");
+    char sha[65];
+    if (!(cols = calloc(IMPORT_MAX_COLS, sizeof *cols))) {
+        rc = rs_fail(&err, RS_ENOMEM, "out of memory");
+        goto report;
+    }
+    if ((rc = rs_file_sha256(trace, sha, &err)) ||
+        (rc = import_read(csv, &res, cols, &ncols, limit, &err)))
+        goto report;
+
+    uint64_t end_ns = res.samples[res.nsamples - 1].t_ns;
+    /* the limit at the end, as a simulated daemon reports it (the OSD's
+     * moves with its autotuner); the param when the CSV has no column */
+    rs_run_totals tot = { .limit_bytes = res.samples[res.nsamples - 1].limit_bytes };
+    for (size_t i = 0; i < res.nsamples; i++) {
+        const rs_sample *smp = &res.samples[i];
+        if (smp->accounted_bytes > tot.accounted_peak_bytes)
+            tot.accounted_peak_bytes = smp->accounted_bytes;
+        if (smp->items_count > tot.items_peak_count)
+            tot.items_peak_count = smp->items_count;
+    }
+    tot.trims_count = res.samples[res.nsamples - 1].trims_count;
+    tot.trimmed_items_count = res.samples[res.nsamples - 1].trimmed_items_count;
+    uint64_t from_ns = (uint64_t)((double)end_ns * steady_from);
+    uint64_t nevents = events >= 0 ? (uint64_t)events : 0;
+    if ((rc = rs_result_metrics(&res, &tot, end_ns, steady_from, nevents, &err)) ||
+        (rc = import_extras(csv, cols, ncols, from_ns, &err)))
+        goto report;
+    for (int k = 0; k < ncols && !rc; k++) {
+        char name[64];
+        if (cols[k].sample_int >= 0 || cols[k].peak == 0)
+            continue; /* an always-zero column (an unused mempool) says nothing */
+        snprintf(name, sizeof name, "%s_steady", cols[k].name);
+        rc = rs_result_set_metric(&res, name, cols[k].n ? cols[k].sum / (double)cols[k].n : NAN,
+                                  &err);
+        snprintf(name, sizeof name, "%s_peak", cols[k].name);
+        if (!rc)
+            rc = rs_result_set_metric(&res, name, cols[k].peak, &err);
+    }
+    if (rc)
+        goto report;
+
+    int64_t run_id = 0;
+    rs_run_meta meta = { .kind = "measured", .trace_path = trace, .trace_sha256 = sha,
+                         .preset = preset, .seed = 0, .label = label, .sweep_id = 0,
+                         .point_index = -1 };
+    if ((rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
+        (rc = rs_store_run_import(st, &meta, cfg, &res, nevents, end_ns, &run_id, &err)))
+        goto report;
+    double v_steady = NAN, v_peak = NAN, v_x = NAN;
+    rs_result_metric(&res, "rss_steady_bytes", &v_steady);
+    rs_result_metric(&res, "rss_peak_bytes", &v_peak);
+    rs_result_metric(&res, "x_steady", &v_x);
+    printf("run %lld (measured): %zu samples over %.1f s, rss steady %.1f MiB, peak %.1f MiB, "
+           "x_steady %.3f\n", (long long)run_id, res.nsamples, (double)end_ns / 1e9,
+           v_steady / MIB, v_peak / MIB, v_x);
+report:
+    if (rc)
+        rc = rs_cli_report(&err);
+    free(cols);
+    rs_result_release(&res);
+    rs_store_close(st);
+    rs_config_free(cfg);
+    return rc;
 }

@@ -8,7 +8,7 @@ DB="$T/sub/db"
 FIX="$SRC/tests/cli/store-fixture.sql"
 
 # help, usage errors
-for sub in "" list show export init; do
+for sub in "" list show export init import-measured; do
   expect_status 0 "runs $sub -h" "$RSSIM" runs $sub -h
   stdout_has "runs $sub -h" "usage: rssim runs"
 done
@@ -115,5 +115,46 @@ mkdir -p "$T/cwd/out" && cp "$DB" "$T/cwd/out/rssim.db"
 abs="$(cd "$(dirname "$RSSIM")" && pwd)/$(basename "$RSSIM")"
 (cd "$T/cwd" && "$abs" runs show 9 > "$T/out" 2> "$T/err")
 check "default --db is out/rssim.db" grep -q '^run 9$' "$T/out"
+
+# import-measured: samples of a real daemon (scripts/ceph-measure's CSV) become a
+# measured run whose metrics are computed as the simulator's are
+"$RSSIM" gen kernel-build --clients 1 --builds 1 --events 200 -o "$T/kb.tsv" >/dev/null 2>&1
+cat > "$T/m.csv" <<'CSV'
+t_ns,rss_bytes,accounted_bytes,limit_bytes,items_count,mp_mds_co,mp_osd_pglog
+0,100,50,100,1,50,0
+1000000000,200,100,100,2,100,0
+2000000000,300,150,100,3,150,0
+3000000000,400,100,100,2,100,0
+CSV
+MDB=$T/m.db
+expect_status 0 "import-measured" "$RSSIM" runs import-measured --db "$MDB" --trace "$T/kb.tsv" \
+  --preset mds-octopus --label real --events 200 --set daemon=mds --set mds_cache_memory_limit=100 "$T/m.csv"
+stdout_has "import-measured says what it stored" "run 1 (measured): 4 samples over 3.0 s"
+check "a done measured run" test "$(sql "$MDB" "select kind||' '||status||' '||events||' '||wall_ns from runs")" = "measured done 200 3000000000"
+check "4 samples" test "$(sql "$MDB" "select count(*) from samples")" = 4
+check "x and overshoot per sample" test "$(sql "$MDB" "select x||' '||overshoot from samples where t_ns = 3000000000")" = "0.75 4.0"
+# steady = t >= 1.5 s: (300 + 400) / 2
+check "rss_steady as the sampler's" test "$(sql "$MDB" "select value from metrics where name = 'rss_steady_bytes'")" = 350.0
+check "rss_peak" test "$(sql "$MDB" "select value from metrics where name = 'rss_peak_bytes'")" = 400.0
+check "accounted_peak from the samples" test "$(sql "$MDB" "select value from metrics where name = 'accounted_peak_bytes'")" = 150.0
+check "x_steady" test "$(sql "$MDB" "select round(value, 4) from metrics where name = 'x_steady'")" = 0.6429
+check "an extra column's steady mean" test "$(sql "$MDB" "select value from metrics where name = 'mp_mds_co_steady'")" = 125.0
+check "an all-zero column is left out" test "$(sql "$MDB" "select count(*) from metrics where name like 'mp_osd_pglog%'")" = 0
+check "params stored" test "$(sql "$MDB" "select value from params where key = 'daemon'")" = mds
+expect_status 0 "runs list shows it" "$RSSIM" runs list --db "$MDB"
+stdout_has "listed as measured" "measured  done"
+expect_status 2 "import-measured: unknown key" "$RSSIM" runs import-measured --db "$MDB" --trace "$T/kb.tsv" --preset p --set nope=1 "$T/m.csv"
+stderr_has "unknown key named" "unknown key 'nope'"
+expect_status 2 "import-measured: bad choice" "$RSSIM" runs import-measured --db "$MDB" --trace "$T/kb.tsv" --preset p --set daemon=rgw "$T/m.csv"
+printf 't_ns,accounted_bytes\n0,1\n' > "$T/bad1.csv"
+expect_status 2 "import-measured: no rss column" "$RSSIM" runs import-measured --db "$MDB" --trace "$T/kb.tsv" --preset p "$T/bad1.csv"
+stderr_has "missing column named" "no 'rss_bytes' column"
+printf 't_ns,rss_bytes\n0,1\n0,2\n' > "$T/bad2.csv"
+expect_status 2 "import-measured: time not increasing" "$RSSIM" runs import-measured --db "$MDB" --trace "$T/kb.tsv" --preset p "$T/bad2.csv"
+stderr_has "file:line" "bad2.csv:3: t_ns 0 not after 0"
+printf 't_ns,rss_bytes\n0,abc\n' > "$T/bad3.csv"
+expect_status 2 "import-measured: not a number" "$RSSIM" runs import-measured --db "$MDB" --trace "$T/kb.tsv" --preset p "$T/bad3.csv"
+stderr_has "bad value named" "bad3.csv:2: bad value 'abc' in column 'rss_bytes'"
+check "failed imports store nothing" test "$(sql "$MDB" "select count(*) from runs")" = 1
 
 finish
