@@ -103,4 +103,16 @@ int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 
+/* ---- strs.c: key/value strings (params of a run, and the like) ---- */
+typedef struct rs_cli_strs {
+    char **k, **v; /* v[i] may be NULL */
+    size_t n, cap;
+} rs_cli_strs;
+int rs_cli_strs_add(rs_cli_strs *s, const char *k, const char *v, rs_err *err);
+/* rs_cli_strs_add as a query callback (ctx: the list). */
+int rs_cli_strs_param(void *ctx, const char *key, const char *value, rs_err *err);
+/* The value of the first k, or NULL. */
+const char *rs_cli_strs_get(const rs_cli_strs *s, const char *k);
+void rs_cli_strs_release(rs_cli_strs *s);
+
 #endif

@@ -122,51 +122,6 @@ static int run_metrics(compare *c, int64_t id, double *m, rs_err *err)
 
 /* ---- the params that differ between two runs ---- */
 
-typedef struct kv {
-    char **k, **v;
-    size_t n, cap;
-} kv;
-
-static int kv_add(void *ctx, const char *key, const char *value, rs_err *err)
-{
-    kv *s = ctx;
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? 2 * s->cap : 32;
-        char **nk = realloc(s->k, ncap * sizeof *nk);
-        if (nk)
-            s->k = nk;
-        char **nv = nk ? realloc(s->v, ncap * sizeof *nv) : NULL;
-        if (!nv)
-            return rs_fail(err, RS_ENOMEM, "out of memory");
-        s->v = nv;
-        s->cap = ncap;
-    }
-    s->k[s->n] = strdup(key);
-    s->v[s->n] = value ? strdup(value) : NULL;
-    s->n++;
-    if (!s->k[s->n - 1] || (value && !s->v[s->n - 1]))
-        return rs_fail(err, RS_ENOMEM, "out of memory");
-    return 0;
-}
-
-static void kv_release(kv *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->k[i]);
-        free(s->v[i]);
-    }
-    free(s->k);
-    free(s->v);
-}
-
-static const char *kv_get(const kv *s, const char *k)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->k[i], k))
-            return s->v[i];
-    return NULL;
-}
-
 static char *dup_or_null(const char *s)
 {
     return s ? strdup(s) : NULL;
@@ -175,12 +130,12 @@ static char *dup_or_null(const char *s)
 static int diffs_read(compare *c, int64_t a, int64_t b, rs_err *err)
 {
     const int64_t ids[2] = { a, b };
-    kv keys = { 0 }, pa = { 0 }, pb = { 0 };
+    rs_cli_strs keys = { 0 }, pa = { 0 }, pb = { 0 };
     int rc;
 
-    if ((rc = rs_query_params_varying(c->st, ids, 2, kv_add, &keys, err)) ||
-        (rc = rs_query_params(c->st, a, kv_add, &pa, err)) ||
-        (rc = rs_query_params(c->st, b, kv_add, &pb, err)))
+    if ((rc = rs_query_params_varying(c->st, ids, 2, rs_cli_strs_param, &keys, err)) ||
+        (rc = rs_query_params(c->st, a, rs_cli_strs_param, &pa, err)) ||
+        (rc = rs_query_params(c->st, b, rs_cli_strs_param, &pb, err)))
         goto out;
     if (!(c->diffs = calloc(keys.n ? keys.n : 1, sizeof *c->diffs))) {
         rc = rs_fail(err, RS_ENOMEM, "out of memory");
@@ -189,13 +144,13 @@ static int diffs_read(compare *c, int64_t a, int64_t b, rs_err *err)
     for (size_t i = 0; i < keys.n; i++) {
         cmp_diff *d = &c->diffs[c->ndiffs++];
         d->key = strdup(keys.k[i]);
-        d->a = dup_or_null(kv_get(&pa, keys.k[i]));
-        d->b = dup_or_null(kv_get(&pb, keys.k[i]));
+        d->a = dup_or_null(rs_cli_strs_get(&pa, keys.k[i]));
+        d->b = dup_or_null(rs_cli_strs_get(&pb, keys.k[i]));
     }
 out:
-    kv_release(&keys);
-    kv_release(&pa);
-    kv_release(&pb);
+    rs_cli_strs_release(&keys);
+    rs_cli_strs_release(&pa);
+    rs_cli_strs_release(&pb);
     return rc;
 }
 

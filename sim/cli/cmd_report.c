@@ -73,10 +73,7 @@ typedef struct rep_run {
 } rep_run;
 
 /* A list of strings (keys, or key/value pairs in k and v). */
-typedef struct strs {
-    char **k, **v;
-    size_t n, cap;
-} strs;
+typedef rs_cli_strs strs;
 
 typedef struct report {
     const char *db, *dir;
@@ -92,53 +89,6 @@ typedef struct report {
 
 /* ---- strings ---- */
 
-static int strs_add(strs *s, const char *k, const char *v, rs_err *err)
-{
-    if (s->n == s->cap) {
-        size_t ncap = s->cap ? 2 * s->cap : 32;
-        char **nk = realloc(s->k, ncap * sizeof *nk);
-        if (nk)
-            s->k = nk;
-        char **nv = nk ? realloc(s->v, ncap * sizeof *nv) : NULL;
-        if (!nv)
-            return rs_fail(err, RS_ENOMEM, "out of memory");
-        s->v = nv;
-        s->cap = ncap;
-    }
-    s->k[s->n] = strdup(k);
-    s->v[s->n] = v ? strdup(v) : NULL;
-    if (!s->k[s->n] || (v && !s->v[s->n])) {
-        free(s->k[s->n]);
-        free(s->v[s->n]);
-        return rs_fail(err, RS_ENOMEM, "out of memory");
-    }
-    s->n++;
-    return 0;
-}
-
-static void strs_release(strs *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        free(s->k[i]);
-        free(s->v[i]);
-    }
-    free(s->k);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
-static int strs_param(void *ctx, const char *key, const char *value, rs_err *err)
-{
-    return strs_add(ctx, key, value, err);
-}
-
-static const char *strs_get(const strs *s, const char *k)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->k[i], k))
-            return s->v[i];
-    return NULL;
-}
 
 /* ---- HTML ---- */
 
@@ -267,7 +217,7 @@ static void report_release(report *rp)
     free(rp->runs);
     for (int k = 0; k < rp->nkeys; k++)
         free(rp->keys[k]);
-    strs_release(&rp->common);
+    rs_cli_strs_release(&rp->common);
     rs_store_close(rp->st);
 }
 
@@ -340,12 +290,12 @@ static int report_params(report *rp, const char *first, rs_err *err)
     }
     for (size_t i = 0; i < rp->nruns; i++) {
         strs p = { 0 };
-        if ((rc = rs_query_params(rp->st, ids[i], strs_param, &p, err))) {
-            strs_release(&p);
+        if ((rc = rs_query_params(rp->st, ids[i], rs_cli_strs_param, &p, err))) {
+            rs_cli_strs_release(&p);
             goto out;
         }
         for (int k = 0; k < rp->nkeys; k++) {
-            const char *v = strs_get(&p, rp->keys[k]);
+            const char *v = rs_cli_strs_get(&p, rp->keys[k]);
             if (v && !(rp->runs[i].value[k] = strdup(v)))
                 rc = rs_fail(err, RS_ENOMEM, "out of memory");
         }
@@ -355,9 +305,9 @@ static int report_params(report *rp, const char *first, rs_err *err)
                 for (int k = 0; k < rp->nkeys; k++)
                     varies |= !strcmp(rp->keys[k], p.k[j]);
                 if (!varies)
-                    rc = strs_add(&rp->common, p.k[j], p.v[j], err);
+                    rc = rs_cli_strs_add(&rp->common, p.k[j], p.v[j], err);
             }
-        strs_release(&p);
+        rs_cli_strs_release(&p);
         if (rc)
             goto out;
     }
@@ -439,7 +389,7 @@ static int inline_svg(report *rp, const char *path, rs_err *err)
                     again += strlen(ids.k[i]) == n && !strncmp(ids.k[i], s, n);
                 char name[256];
                 snprintf(name, sizeof name, "%.*s", (int)n, s);
-                if ((rc = strs_add(&ids, name, NULL, err)))
+                if ((rc = rs_cli_strs_add(&ids, name, NULL, err)))
                     break;
                 fwrite(s, 1, n, rp->f);
                 if (again)
@@ -452,7 +402,7 @@ static int inline_svg(report *rp, const char *path, rs_err *err)
             fputc(*s++, rp->f);
         }
     }
-    strs_release(&ids);
+    rs_cli_strs_release(&ids);
     free(buf);
     return rc;
 }
@@ -608,7 +558,7 @@ static int grid_metric(void *ctx, int64_t run_id, const char *name, double value
     while (i < g->names.n && strcmp(g->names.k[i], name))
         i++;
     if (i == g->names.n) {
-        int rc = strs_add(&g->names, name, NULL, err);
+        int rc = rs_cli_strs_add(&g->names, name, NULL, err);
         if (rc)
             return rc;
         if (g->names.n > g->cap_v) {
@@ -674,7 +624,7 @@ static int all_metrics_table(report *rp, rs_err *err)
     fputs("</tbody>\n</table>\n", rp->f);
     free(order);
 out:
-    strs_release(&g.names);
+    rs_cli_strs_release(&g.names);
     free(g.v);
     return rc;
 }
