@@ -233,7 +233,7 @@ static void test_runs(rs_store *st)
     /* by status only; a metric a run lacks is NaN */
     memset(&s, 0, sizeof s);
     CHECK(rs_query_runs(st, &(rs_query_runs_filter){ .status = "failed", .metrics = metrics,
-                                                     .nmetrics = 1 },
+                                                     .nmetrics = 2 },
                         run_seen, &s, &err) == 0);
     CHECK(s.n == 1 && s.ids[0] == 2 && isnan(s.m[0][0]));
 
