@@ -44,8 +44,8 @@ else
   bad "readelf not found (binutils)"
 fi
 
-mkdir "$T/work"
-cd "$T/work" || exit 1
+mkdir "$T/w"
+cd "$T/w" || exit 1
 R=$P/bin/rssim
 
 expect_status 0 "--version" "$R" --version
@@ -75,15 +75,15 @@ expect_status 0 "gen kernel-build (installed listing)" "$R" gen kernel-build --e
 stderr_has "kernel-build summary" "^rssim gen kernel-build: 1000 records"
 # the listing really comes from the traces folder: an empty one fails
 mkdir empty
-RSSIM_TRACES=$T/work/empty expect_status 2 "gen kernel-build, empty RSSIM_TRACES" \
+RSSIM_TRACES=$T/w/empty expect_status 2 "gen kernel-build, empty RSSIM_TRACES" \
   "$R" gen kernel-build --events 1000 -o kb2.bin
-stderr_has "names the overridden folder" "$T/work/empty/linux-6.1-tree.tsv.zst"
-RSSIM_PRESETS=$T/work/empty expect_status 2 "replay, empty RSSIM_PRESETS" \
+stderr_has "names the overridden folder" "$T/w/empty/linux-6.1-tree.tsv.zst"
+RSSIM_PRESETS=$T/w/empty expect_status 2 "replay, empty RSSIM_PRESETS" \
   "$R" replay kv.bin --preset kv-small --db runs.db
-stderr_has "names the overridden preset" "$T/work/empty/kv-small.conf"
+stderr_has "names the overridden preset" "$T/w/empty/kv-small.conf"
 
 expect_status 0 "record with the installed recorder" \
-  env RSSIM_RECORD="$T/work/rec.bin" LD_PRELOAD="$P/lib/librssim-record.so" sort /dev/null
+  env RSSIM_RECORD="$T/w/rec.bin" LD_PRELOAD="$P/lib/librssim-record.so" sort /dev/null
 expect_status 0 "recorded trace parses" "$R" trace stats rec.bin
 stdout_has "recorded an alloc trace" "daemon *alloc"
 
