@@ -554,8 +554,10 @@ static void sf_usage(void *ctx, rs_trim_usage *r)
 }
 static void sf_shard_usage(void *ctx, uint32_t shard, uint64_t *r_items, uint64_t *r_bytes)
 {
-    *r_items = ((sfake *)ctx)->items[shard];
-    *r_bytes = ((sfake *)ctx)->bytes[shard];
+    if (r_items)
+        *r_items = ((sfake *)ctx)->items[shard];
+    if (r_bytes)
+        *r_bytes = ((sfake *)ctx)->bytes[shard];
 }
 static uint64_t sf_trim_bytes(void *ctx, uint32_t shard, uint64_t max, int bg, uint64_t *r_bytes)
 {

@@ -267,8 +267,10 @@ static void tgt_shard_usage(void *ctx, uint32_t shard, uint64_t *r_items, uint64
 {
     const osd *o = ctx;
     uint64_t n;
-    o->oc->list_usage(o->onode_cache.state, shard, RS_CACHE_LEVEL_ALL, r_items, &n);
-    o->bc->list_usage(o->buffer_cache.state, shard, RS_CACHE_LEVEL_ALL, &n, r_bytes);
+    if (r_items)
+        o->oc->list_usage(o->onode_cache.state, shard, RS_CACHE_LEVEL_ALL, r_items, &n);
+    if (r_bytes)
+        o->bc->list_usage(o->buffer_cache.state, shard, RS_CACHE_LEVEL_ALL, &n, r_bytes);
 }
 
 static uint64_t tgt_shard_trim_bytes(void *ctx, uint32_t shard, uint64_t max_bytes, int background,

@@ -256,8 +256,8 @@ static void on_add_after_shard_insert(void *state, uint32_t shard, int items, ui
     if (items) {
         n = t->shard_trim_items(t->ctx, shard, b->max_items, 0, &bytes);
     } else {
-        uint64_t onodes, held; /* the peak: before the trim */
-        t->shard_usage(t->ctx, shard, &onodes, &held);
+        uint64_t held; /* the peak: before the trim */
+        t->shard_usage(t->ctx, shard, NULL, &held);
         if (held <= b->max_bytes) /* nothing to trim */
             return;
         if (held - b->max_bytes > b->stats->shard_excess_peak_bytes)

@@ -65,7 +65,9 @@ typedef struct rs_trim_target {
     /* ---- RS_TRIM_SHARDS only (NULL / 0 for a byte target) ---- */
     uint32_t shard_count;
     void (*usage)(void *ctx, rs_trim_usage *r_usage);
-    /* Shard's count-limited cache holds r_items, its byte cache r_bytes. */
+    /* Shard's count-limited cache holds r_items, its byte cache r_bytes;
+     * either pointer may be NULL when the caller does not need it (a trim
+     * after a buffer insert reads only the bytes, on every insert). */
     void (*shard_usage)(void *ctx, uint32_t shard, uint64_t *r_items, uint64_t *r_bytes);
     /* Evict from shard's byte cache until it holds <= max_bytes; from its
      * count cache until it holds <= max_items (pinned items are skipped and
