@@ -565,64 +565,58 @@ static int metrics_insert(rs_store *st, int64_t run_id, const rs_result *res, rs
     return 0;
 }
 
-int rs_store_run_finish(rs_store *st, int64_t run_id, const rs_result *res,
-                        uint64_t events, uint64_t wall_ns, rs_err *err)
+/* Inside a transaction: mark run_id done and write its samples and metrics
+ * in place of any an earlier attempt left. */
+static int finish_rows(rs_store *st, int64_t run_id, const rs_result *res, uint64_t events,
+                       uint64_t wall_ns, rs_err *err)
 {
     sqlite3_stmt *s = st->stmt[ST_RUN_DONE];
     int rc;
 
-    if ((rc = check_writable(st, err)) || (rc = tx_begin(st, err, "finish a run")))
-        return rc;
     sqlite3_bind_int64(s, 1, run_id);
     sqlite3_bind_int64(s, 2, (sqlite3_int64)events);
     sqlite3_bind_int64(s, 3, (sqlite3_int64)wall_ns);
-    if (step_reset(s) != SQLITE_DONE) {
-        rc = db_fail(st, err, "cannot mark run %" PRId64 " done", run_id);
-        goto fail;
+    if (step_reset(s) != SQLITE_DONE)
+        return db_fail(st, err, "cannot mark run %" PRId64 " done", run_id);
+    if (sqlite3_changes(st->db) == 0)
+        return rs_fail(err, RS_ENOTFOUND, "no run %" PRId64 " in '%s'", run_id, st->path);
+    if ((rc = rows_delete(st, run_id, err)) || (rc = samples_insert(st, run_id, res, err)))
+        return rc;
+    return metrics_insert(st, run_id, res, err);
+}
+
+int rs_store_run_finish(rs_store *st, int64_t run_id, const rs_result *res,
+                        uint64_t events, uint64_t wall_ns, rs_err *err)
+{
+    int rc;
+
+    if ((rc = check_writable(st, err)) || (rc = tx_begin(st, err, "finish a run")))
+        return rc;
+    if ((rc = finish_rows(st, run_id, res, events, wall_ns, err)) ||
+        (rc = tx_commit(st, err, "the run"))) {
+        tx_rollback(st);
+        return rc;
     }
-    if (sqlite3_changes(st->db) == 0) {
-        rc = rs_fail(err, RS_ENOTFOUND, "no run %" PRId64 " in '%s'", run_id, st->path);
-        goto fail;
-    }
-    if ((rc = rows_delete(st, run_id, err)) || (rc = samples_insert(st, run_id, res, err)) ||
-        (rc = metrics_insert(st, run_id, res, err)))
-        goto fail;
-    if ((rc = tx_commit(st, err, "the run")))
-        goto fail;
     return 0;
-fail:
-    tx_rollback(st);
-    return rc;
 }
 
 int rs_store_run_import(rs_store *st, const rs_run_meta *meta, const rs_config *cfg,
                         const rs_result *res, uint64_t events, uint64_t wall_ns,
                         int64_t *r_run_id, rs_err *err)
 {
-    sqlite3_stmt *s = st->stmt[ST_RUN_DONE];
     int64_t run_id = 0;
     int rc;
 
     if ((rc = check_writable(st, err)) || (rc = tx_begin(st, err, "import a run")))
         return rc;
-    if ((rc = run_insert(st, meta, cfg, "running", &run_id, err)))
-        goto fail;
-    sqlite3_bind_int64(s, 1, run_id);
-    sqlite3_bind_int64(s, 2, (sqlite3_int64)events);
-    sqlite3_bind_int64(s, 3, (sqlite3_int64)wall_ns);
-    if (step_reset(s) != SQLITE_DONE) {
-        rc = db_fail(st, err, "cannot mark run %" PRId64 " done", run_id);
-        goto fail;
+    if ((rc = run_insert(st, meta, cfg, "running", &run_id, err)) ||
+        (rc = finish_rows(st, run_id, res, events, wall_ns, err)) ||
+        (rc = tx_commit(st, err, "the imported run"))) {
+        tx_rollback(st);
+        return rc;
     }
-    if ((rc = samples_insert(st, run_id, res, err)) ||
-        (rc = metrics_insert(st, run_id, res, err)) ||
-        (rc = tx_commit(st, err, "the imported run")))
-        goto fail;
     *r_run_id = run_id;
     return 0;
-fail:
-    tx_rollback(st);
-    return rc;
 }
 
 int rs_store_run_fail(rs_store *st, int64_t run_id, const char *why, rs_err *err)
