@@ -907,7 +907,11 @@ int rs_store_plan_finish(rs_store *st, int64_t plan_id, const char *status, cons
  * the points in point order (the same run ids as one unsharded sweep in a
  * fresh database) and then fills each point from the shard where it is done.
  * A point already done in the destination is kept.  Runs outside sweeps are
- * appended.  One transaction per source: all of it, or nothing. */
+ * appended, unless the destination has a done run with the same kind,
+ * creation time, trace, params, seed and label (so merging twice adds
+ * nothing).  Every source run's destination id goes into temp.merge_map,
+ * through which plans' evaluations are remapped (merge_plans).  One
+ * transaction per source: all of it, or nothing. */
 
 #define COL_LIST(name) ", " #name
 #define SAMPLE_COLS RS_SAMPLE_INT_COLUMNS(COL_LIST) RS_SAMPLE_REAL_COLUMNS(COL_LIST)
@@ -946,6 +950,73 @@ static int copy_rows(rs_store *st, int64_t src_id, int64_t dst_id, int with_rows
 
 #define RUN_COLS "kind, status, created_at, started_at, finished_at, version, trace_path, " \
                  "trace_sha256, preset, seed, param_hash, label, events, wall_ns, error"
+
+/* The run ids of the source mapped onto the destination's (temp.merge_map). */
+static int map_add(rs_store *st, int64_t src_id, int64_t dst_id, rs_err *err)
+{
+    return exec_bound(st, "INSERT OR REPLACE INTO temp.merge_map(src, dst) VALUES(?1, ?2)",
+                      src_id, dst_id, err);
+}
+
+/* A run outside any sweep that the destination already holds: the same
+ * kind, creation time, trace, params, seed and label (merging a database
+ * twice, or two databases that were copied from one).  *r_dst_id 0: none. */
+static int run_find_same(rs_store *st, int64_t src_id, int64_t *r_dst_id, rs_err *err)
+{
+    sqlite3_stmt *q;
+    int rc;
+
+    *r_dst_id = 0;
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT m.id FROM main.runs m JOIN src.runs s ON s.id = ?1"
+                           " WHERE m.sweep_id IS NULL AND m.status = 'done' AND s.status = 'done'"
+                           " AND m.kind = s.kind AND m.created_at = s.created_at"
+                           " AND m.trace_sha256 IS s.trace_sha256 AND m.param_hash IS s.param_hash"
+                           " AND m.seed = s.seed AND m.label IS s.label ORDER BY m.id LIMIT 1",
+                           -1, &q, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot look up a merged run");
+    sqlite3_bind_int64(q, 1, src_id);
+    rc = sqlite3_step(q);
+    if (rc == SQLITE_ROW)
+        *r_dst_id = sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot look up a merged run");
+}
+
+/* Plans and their evaluations, with the run ids remapped.  A plan the
+ * destination already has (same creation time and question) is not
+ * copied again; an evaluation whose run did not come across (not done in
+ * the source) is left out. */
+#define PLAN_COLS "created_at, status, preset, workload, limit_key, ram_bytes, daemons, headroom, " \
+                  "quantile, seeds, tol_rel, rule_factor, outcome, limit_bytes, verdict"
+static int merge_plans(rs_store *st, rs_err *err)
+{
+    sqlite3_stmt *plans = NULL;
+    int rc = 0;
+
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT s.id FROM src.plans s WHERE NOT EXISTS (SELECT 1 FROM main.plans m"
+                           " WHERE m.created_at = s.created_at AND m.preset IS s.preset"
+                           " AND m.workload IS s.workload AND m.limit_key IS s.limit_key"
+                           " AND m.ram_bytes IS s.ram_bytes AND m.daemons IS s.daemons"
+                           " AND m.quantile IS s.quantile AND m.seeds IS s.seeds) ORDER BY s.id",
+                           -1, &plans, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot read the source's plans");
+    while (!rc && sqlite3_step(plans) == SQLITE_ROW) {
+        int64_t src_plan = sqlite3_column_int64(plans, 0);
+        rc = exec_bound(st, "INSERT INTO main.plans(" PLAN_COLS ") SELECT " PLAN_COLS
+                            " FROM src.plans WHERE id = ?1", src_plan, 0, err);
+        if (!rc)
+            rc = exec_bound(st, "INSERT OR IGNORE INTO main.plan_evals(plan_id, run_id, seed,"
+                                " limit_bytes, reused) SELECT ?2, m.dst, e.seed, e.limit_bytes, e.reused"
+                                " FROM src.plan_evals e JOIN temp.merge_map m ON m.src = e.run_id"
+                                " JOIN main.runs r ON r.id = m.dst AND r.status = 'done'"
+                                " WHERE e.plan_id = ?1",
+                            src_plan, sqlite3_last_insert_rowid(st->db), err);
+    }
+    sqlite3_finalize(plans);
+    return rc;
+}
 
 static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
 {
@@ -990,8 +1061,12 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
             }
             sqlite3_finalize(q);
         }
-        if (dst_id && (dst_done || !src_done))
-            continue; /* the destination has it as good or better */
+        if (!in_sweep && (rc = run_find_same(st, src_id, &dst_id, err)))
+            break;
+        if (dst_id && (dst_done || !src_done || !in_sweep)) {
+            rc = map_add(st, src_id, dst_id, err); /* the destination has it as good or better */
+            continue;
+        }
         if (!dst_id) {
             rc = exec_bound(st, "INSERT INTO main.runs(" RUN_COLS ", sweep_id, point_index)"
                                 " SELECT " RUN_COLS ", CASE WHEN sweep_id IS NULL THEN NULL ELSE ?2 END,"
@@ -1003,10 +1078,14 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
         }
         if (!rc)
             rc = copy_rows(st, src_id, dst_id, src_done, err);
+        if (!rc)
+            rc = map_add(st, src_id, dst_id, err);
         if (!rc && src_done)
             (*r_copied)++;
     }
     sqlite3_finalize(runs);
+    if (!rc)
+        rc = merge_plans(st, err);
     if (!rc && sqlite3_exec(st->db,
                             "UPDATE main.sweeps SET status = 'done' WHERE status != 'done' AND points ="
                             " (SELECT count(*) FROM main.runs r WHERE r.sweep_id = main.sweeps.id"
@@ -1033,7 +1112,12 @@ int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_er
     if (rc != SQLITE_DONE)
         return db_fail(st, err, "cannot attach '%s'", src_path);
     if (!(rc = tx_begin(st, err, "merge"))) {
-        rc = merge_source(st, r_copied, err);
+        if (sqlite3_exec(st->db, "CREATE TEMP TABLE IF NOT EXISTS merge_map(src INTEGER PRIMARY KEY,"
+                                 " dst INTEGER NOT NULL); DELETE FROM temp.merge_map;",
+                         NULL, NULL, NULL) != SQLITE_OK)
+            rc = db_fail(st, err, "cannot create the merge's run map");
+        if (!rc)
+            rc = merge_source(st, r_copied, err);
         if (!rc)
             rc = tx_commit(st, err, "the merge");
         if (rc)

@@ -109,7 +109,9 @@ int rs_store_sweep_set_status(rs_store *st, int64_t sweep_id, const char *status
 int rs_store_sweep_check(rs_store *st, int64_t sweep_id, rs_err *err);
 
 /* Merge the database at src_path into st (see store.c: shards of a sweep
- * come together with the run ids one unsharded sweep would have).  One
+ * come together with the run ids one unsharded sweep would have; a run
+ * outside sweeps that st already holds is not copied again; plans and
+ * their evaluations come across with the run ids remapped).  One
  * transaction.  *r_copied counts the done runs taken from src. */
 int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_err *err);
 

@@ -16,7 +16,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: rssim db merge [--db OUT] IN.db [IN.db ...]\n\n"
                "Merge each IN database into OUT (default %s), one transaction per\n"
                "input: sweeps are matched by their grid, points are filled from the input\n"
-               "where they are done, other runs are appended.\n",
+               "where they are done, other runs are appended (unless OUT has them already),\n"
+               "plans come with their evaluations, their run ids remapped.\n",
             rs_cli_default_db());
 }
 
