@@ -22,6 +22,8 @@
 #include <stdlib.h>
 
 #include "plan.h"
+#include "registry.h"
+#include "schema.h"
 
 typedef struct memo {
     rs_plan_fn f;
@@ -221,4 +223,40 @@ out:
     free(m.xs);
     free(m.evs);
     return rc;
+}
+
+int rs_plan_limit_key(const rs_config *cfg, const char **r_key, int *r_is_daemons, rs_err *err)
+{
+    rs_components c;
+    int rc;
+
+    *r_key = NULL;
+    *r_is_daemons = 0;
+    if ((rc = rs_schema_resolve(cfg, &c, err)))
+        return rc;
+    if (!c.daemon->limit_key)
+        return rs_fail(err, RS_EINPUT, "daemon '%s' has no memory limit key to plan (plan needs "
+                       "kv, mds or osd)", c.daemon->name);
+    if (rs_schema_reads(&c, c.daemon->limit_key)) {
+        *r_key = c.daemon->limit_key;
+        *r_is_daemons = 1;
+        return 0;
+    }
+    for (size_t i = 0; i < c.nparts; i++) {
+        if (c.daemon->slots[i].kind != RS_COMPONENT_TRIM)
+            continue;
+        const rs_registry *reg = rs_registry_of_component(RS_COMPONENT_TRIM);
+        for (size_t j = 0; j < reg->count; j++) {
+            if (reg->entries[j] != c.parts[i])
+                continue;
+            for (const rs_param *p = rs_registry_params(reg, j); p && p->key; p++)
+                if (p->type == RS_PT_SIZE && rs_schema_reads(&c, p->key)) {
+                    *r_key = p->key;
+                    return 0;
+                }
+        }
+    }
+    return rs_fail(err, RS_EINPUT, "daemon '%s': the run reads neither its limit key '%s' nor a "
+                   "cache size of its trim policy: nothing to plan", c.daemon->name,
+                   c.daemon->limit_key);
 }

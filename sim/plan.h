@@ -17,6 +17,7 @@
 #ifndef RS_PLAN_H
 #define RS_PLAN_H
 
+#include "base/config.h"
 #include "base/err.h"
 
 /* What N daemons need at one limit. */
@@ -63,5 +64,15 @@ typedef struct rs_plan_result {
  * options; f's own code when f fails; RS_EINTERNAL when GSL fails. */
 int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *opts, rs_plan_result *r_res,
                    rs_err *err);
+
+/* The size key that limits the memory of the run cfg describes, i.e. what
+ * `rssim plan` searches: the daemon's limit key (rs_daemon_ops.limit_key)
+ * when the run reads it; otherwise (a trim policy with a fixed cache size,
+ * such as Luminous BlueStore's bluestore-mempool, which never reads
+ * osd_memory_target) the first size parameter the chosen trim policy
+ * declares, which is its cache size.  *r_key is static text; *r_is_daemons
+ * says whether it is the daemon's own key (its rule of thumb applies).
+ * RS_EINPUT, naming the daemon, when neither exists. */
+int rs_plan_limit_key(const rs_config *cfg, const char **r_key, int *r_is_daemons, rs_err *err);
 
 #endif

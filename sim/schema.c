@@ -122,7 +122,7 @@ int rs_schema_resolve(const rs_config *cfg, rs_components *r, rs_err *err)
 
 /* Is key read by the run cfg describes (core, daemon, allocator, a slot's
  * key or the params of the plug-in it chose)? */
-static int used(const rs_components *c, const char *key)
+int rs_schema_reads(const rs_components *c, const char *key)
 {
     if (strcmp(key, "alloc_tick_interval") == 0)
         return c->alloc->advance != NULL; /* the allocator's clock: only one that has advance */
@@ -187,7 +187,7 @@ static int check(const void *ctx, const rs_config *cfg, rs_err *err)
     for (size_t i = 0; i < rs_config_count(cfg); i++) {
         const char *key, *value;
         rs_config_at(cfg, i, &key, &value);
-        if (used(&c, key))
+        if (rs_schema_reads(&c, key))
             continue;
         char who[160], preset[96];
         reader_of(key, who, sizeof who);
@@ -218,7 +218,7 @@ int rs_schema_prune(rs_config *cfg, void (*note)(void *ctx, const char *key, con
     for (size_t i = 0; i < rs_config_count(cfg);) {
         const char *key, *value;
         rs_config_at(cfg, i, &key, &value);
-        if (!rs_config_from_file(cfg, key) || used(&c, key) || !rs_config_param(cfg, key)) {
+        if (!rs_config_from_file(cfg, key) || rs_schema_reads(&c, key) || !rs_config_param(cfg, key)) {
             i++;
             continue;
         }

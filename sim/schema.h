@@ -20,6 +20,10 @@ typedef struct rs_components {
     size_t nparts;
 } rs_components;
 
+/* Whether the run c describes reads key: a core key, its daemon's,
+ * allocator's, a slot's key or a param of the plug-in the slot chose. */
+int rs_schema_reads(const rs_components *c, const char *key);
+
 /* The core (non-plug-in) parameters. */
 extern const rs_param rs_core_params[];
 

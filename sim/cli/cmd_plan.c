@@ -525,7 +525,7 @@ static void print_text(const plan_ctx *pc, const report *rp, double ram, double 
         else
             printf("\n");
     } else {
-        printf("rule of thumb: none published for the %s daemon\n", daemon);
+        printf("rule of thumb: none published for the %s daemon's %s\n", daemon, pc->limit_key);
     }
     printf("%s\n", rp->verdict);
     if (rp->caveat[0])
@@ -695,6 +695,7 @@ int cmd_plan(int argc, char **argv)
     rs_config *base = NULL;
     const void *dops;
     const rs_daemon_ops *daemon;
+    int daemons_key = 0;
     report rp = { .first = -1 };
 
     if ((rc = rs_cli_build_config(preset, sets, nsets, &base, &err)))
@@ -702,12 +703,18 @@ int cmd_plan(int argc, char **argv)
     if ((rc = rs_registry_get(&rs_reg_daemon, rs_config_string(base, "daemon"), &dops, &err)))
         goto fail;
     daemon = dops;
-    if (!daemon->limit_key) {
-        rc = rs_fail(&err, RS_EINPUT, "--preset '%s': daemon '%s' has no memory limit key to plan "
-                     "(plan needs kv, mds or osd)", preset, daemon->name);
+    /* the key the run enforces: the daemon's, or its trim policy's cache size */
+    if ((rc = rs_plan_limit_key(base, &pc.limit_key, &daemons_key, &err))) {
+        rs_err_prefix(&err, "--preset '%s'", preset);
         goto fail;
     }
-    if (cg_s && !daemon->limit_from_cgroup) {
+    if (cg_s && (!daemon->limit_from_cgroup || !daemons_key)) {
+        if (daemon->limit_from_cgroup) {
+            rc = rs_fail(&err, RS_EINPUT, "--cgroup-limit: preset '%s' sizes its cache by %s, not "
+                         "%s, so a pod limit does not set it", preset, pc.limit_key,
+                         daemon->limit_key);
+            goto fail;
+        }
         rc = rs_fail(&err, RS_EINPUT, "--cgroup-limit: only for osd (osd_memory_target_cgroup_"
                      "limit_ratio); preset '%s' is daemon '%s'", preset, daemon->name);
         goto fail;
@@ -719,7 +726,6 @@ int cmd_plan(int argc, char **argv)
         goto fail;
     }
     pc.preset = preset;
-    pc.limit_key = daemon->limit_key;
     pc.base = base;
     pc.nseeds = (int)seeds;
     pc.daemons = (double)daemons;
@@ -738,7 +744,12 @@ int cmd_plan(int argc, char **argv)
             goto fail;
         }
     }
-    rule_for(daemon, &rp);
+    if (daemons_key)
+        rule_for(daemon, &rp); /* the daemon's rule is about its own key */
+    else
+        snprintf(rp.caveat, sizeof rp.caveat, "caveat: %s is the trim policy's fixed cache size "
+                 "(daemon %s's %s is not read by this preset): RSS outside the cache is not "
+                 "bounded by it", pc.limit_key, daemon->name, daemon->limit_key);
     if ((rc = rs_cli_mkdir_parent(pc.db, &err)) || (rc = rs_store_open(&pc.st, pc.db, &err)))
         goto fail;
     rs_plan_meta pm = {

@@ -67,7 +67,7 @@ check "no new run" test "$(runs)" = "$before"
 stdout_has "text: the answer" "^largest safe kv_cache_limit=$LM.0 MiB$"
 stdout_has "text: verdict" "^safe: 4 kv at kv_cache_limit=$LM.0 MiB, p99 .* of 256.0 MiB"
 stdout_has "text: parts" "accounted + .* untracked + .* allocator overhead + .* base$"
-stdout_has "text: no kv rule" "rule of thumb: none published for the kv daemon"
+stdout_has "text: no kv rule" "rule of thumb: none published for the kv daemon.s kv_cache_limit"
 check "plans stored" test "$(sql "$DB" "select count(*) from plans where status='done' and outcome='found' and limit_bytes=$L")" = 2
 check "evaluations linked" test "$(sql "$DB" "select count(*) from plan_evals where plan_id=2 and reused=1")" -ge 4
 
