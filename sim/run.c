@@ -93,11 +93,16 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     if (alloc.ops->advance && tick_ns &&
         (rc = rs_engine_every(&eng, tick_ns, tick_ns, on_alloc_tick, &alloc, err)))
         goto out;
-    if ((rc = rs_engine_observe_every(&eng, 0, sample_ns, rs_sampler_fire, &smp, err)) ||
-        (rc = rs_readahead_start(&ra, tr, err)))
+    if ((rc = rs_engine_observe_every(&eng, 0, sample_ns, rs_sampler_fire, &smp, err)))
         goto out;
-    /* the trace is decoded on a second thread while this one runs the models */
-    rs_readahead_source(ra, &src);
+    if (opts && opts->decode_inline) {
+        rs_trace_source(tr, &src);
+    } else {
+        /* the trace is decoded on a second thread while this one runs the models */
+        if ((rc = rs_readahead_start(&ra, tr, err)))
+            goto out;
+        rs_readahead_source(ra, &src);
+    }
     if ((rc = rs_engine_run(&eng, &src, daemon->op, daemon->prefetch, dstate,
                             rs_config_duration_ns(cfg, "run_tail"), &end_ns, err)))
         goto out;

@@ -29,6 +29,10 @@ typedef struct rs_run_opts {
      * (daemon "alloc"; binary unless it ends in .tsv/.txt; .gz/.zst
      * compress).  Created only if the run succeeds.  NULL: none. */
     const char *emit_alloc_trace;
+    /* Decode the trace on the caller's thread instead of a readahead
+     * thread (same records, so the same result): for callers that keep
+     * every core busy with runs of their own (rssim sweep --jobs N > 1). */
+    int decode_inline;
 } rs_run_opts;
 
 /* Replay trace_path under cfg into *r_res (initialised by the caller).

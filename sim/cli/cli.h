@@ -88,6 +88,12 @@ int rs_cli_execute_run(struct rs_store *st, long long run_id, const char *trace,
                        const struct rs_config *cfg, const char *emit_alloc_trace,
                        struct rs_result *r_res,
                        unsigned long long *r_events, unsigned long long *r_wall_ns, rs_err *err);
+/* The same with the run's options (sim/run.h: rs_run_opts; NULL: none). */
+struct rs_run_opts;
+int rs_cli_execute_run_opts(struct rs_store *st, long long run_id, const char *trace,
+                            const struct rs_config *cfg, const struct rs_run_opts *opts,
+                            struct rs_result *r_res, unsigned long long *r_events,
+                            unsigned long long *r_wall_ns, rs_err *err);
 
 int cmd_gen(int argc, char **argv);
 int cmd_trace(int argc, char **argv);

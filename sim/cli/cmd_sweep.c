@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "../../traces/trace.h"
 #include "../base/config.h"
 #include "../base/result.h"
+#include "../run.h"
 #include "../store.h"
 #include "../sweep.h"
 #include "cli.h"
@@ -74,6 +76,14 @@ static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
         fprintf(stderr, "rssim sweep: worker %d: %s\n", w, err.msg);
         return 1;
     }
+    /* Keep the heap between points: glibc would hand large blocks back to
+     * the kernel after each point (mmap threshold, trim) and fault them in
+     * again in the next, about 200 page faults per small point. */
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    /* Several workers keep the cores busy: decode the trace inline rather
+     * than on a readahead thread that would compete with the other worker. */
+    rs_run_opts opts = { .decode_inline = jobs > 1 };
     for (int64_t i = w; i < sc->ntodo; i += jobs) {
         int64_t point = sc->todo_points[i], id = sc->todo_ids[i];
         rs_config *cfg = NULL;
@@ -86,7 +96,7 @@ static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
         if (!rc)
             rc = rs_store_run_claim(st, id, &err);
         if (!rc)
-            rc = rs_cli_execute_run(st, id, sc->trace, cfg, NULL, &res, NULL, NULL, &err);
+            rc = rs_cli_execute_run_opts(st, id, sc->trace, cfg, &opts, &res, NULL, NULL, &err);
         if (rc) {
             fprintf(stderr, "rssim sweep: point %lld (run %lld) failed: %s\n", (long long)point,
                     (long long)id, err.msg);

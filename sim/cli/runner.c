@@ -80,11 +80,18 @@ int rs_cli_execute_run(rs_store *st, long long run_id, const char *trace, const 
                        const char *emit_alloc_trace, rs_result *r_res, unsigned long long *r_events,
                        unsigned long long *r_wall_ns, rs_err *err)
 {
+    rs_run_opts opts = { .emit_alloc_trace = emit_alloc_trace };
+    return rs_cli_execute_run_opts(st, run_id, trace, cfg, &opts, r_res, r_events, r_wall_ns, err);
+}
+
+int rs_cli_execute_run_opts(rs_store *st, long long run_id, const char *trace, const rs_config *cfg,
+                            const rs_run_opts *opts, rs_result *r_res,
+                            unsigned long long *r_events, unsigned long long *r_wall_ns, rs_err *err)
+{
     rs_run_stats stats = { 0 };
     rs_err ignored;
     unsigned long long t0 = rs_cli_now_ns();
-    rs_run_opts opts = { .emit_alloc_trace = emit_alloc_trace };
-    int rc = rs_run_execute_opts(trace, cfg, &opts, r_res, &stats, err);
+    int rc = rs_run_execute_opts(trace, cfg, opts, r_res, &stats, err);
     unsigned long long wall = rs_cli_now_ns() - t0;
 
     if (rc) {
