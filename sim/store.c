@@ -29,8 +29,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define SCHEMA_VERSION "4" /* 2: allocator-native sample columns; 3: tcmalloc caches;
-                             * 4: plans, plan_evals (migrated from 3 by adding them) */
+#define SCHEMA_VERSION "5" /* 2: allocator-native sample columns; 3: tcmalloc caches;
+                             * 4: plans, plan_evals (migrated from 3 by adding them);
+                             * 5: nodes, node_members, node_samples, node_metrics
+                             *    (migrated from 3 or 4 by adding the missing tables) */
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 #define BUSY_TIMEOUT_MS 60000
 
@@ -97,7 +99,28 @@ static const char schema_sql[] =
     " run_id INTEGER NOT NULL REFERENCES runs(id),"
     " seed INTEGER NOT NULL, limit_bytes INTEGER NOT NULL, reused INTEGER NOT NULL,"
     " PRIMARY KEY (plan_id, run_id)) WITHOUT ROWID;"
-    "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema_version' AND value = '3';"
+    "CREATE TABLE IF NOT EXISTS nodes("
+    " id INTEGER PRIMARY KEY,"
+    " created_at TEXT NOT NULL,"
+    " spec TEXT NOT NULL, ram_bytes INTEGER, headroom REAL, interval_ns INTEGER NOT NULL,"
+    " end_ns INTEGER NOT NULL, steady_from_ns INTEGER NOT NULL, verdict TEXT);"
+    "CREATE TABLE IF NOT EXISTS node_members("
+    " node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+    " member INTEGER NOT NULL, copy INTEGER NOT NULL,"
+    " run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " offset_ns INTEGER NOT NULL, reused INTEGER NOT NULL,"
+    " PRIMARY KEY (node_id, member, copy)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS node_samples("
+    " node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+    " t_ns INTEGER NOT NULL, rss_bytes INTEGER NOT NULL, accounted_bytes INTEGER NOT NULL,"
+    " resident_bytes INTEGER NOT NULL, base_bytes INTEGER NOT NULL,"
+    " PRIMARY KEY (node_id, t_ns)) WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS node_metrics("
+    " node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+    " name TEXT NOT NULL, value REAL,"
+    " PRIMARY KEY (node_id, name)) WITHOUT ROWID;"
+    "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema_version'"
+    " AND value IN ('3', '4');"
     "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" SCHEMA_VERSION "');";
 
 /* The prepared statements of a read-write handle. */
@@ -315,8 +338,8 @@ static int check_version(rs_store *st, rs_err *err)
     if (!v || strcmp(v, SCHEMA_VERSION) != 0) {
         rs_fail(err, RS_EDB, "database '%s' has schema version %s; this rssim reads version %s%s",
                 st->path, v ? v : "(null)", SCHEMA_VERSION,
-                v && !strcmp(v, "3") ? " (any writing command, e.g. 'rssim runs init --db', "
-                                       "migrates it)" : "");
+                v && (!strcmp(v, "3") || !strcmp(v, "4"))
+                    ? " (any writing command, e.g. 'rssim runs init --db', migrates it)" : "");
         sqlite3_finalize(s);
         return RS_EDB;
     }
@@ -900,6 +923,111 @@ int rs_store_plan_finish(rs_store *st, int64_t plan_id, const char *status, cons
     return 0;
 }
 
+/* ---- nodes ---------------------------------------------------------------- */
+
+static int node_exec(rs_store *st, sqlite3_stmt *s, rs_err *err, const char *what)
+{
+    if (step_reset(s) != SQLITE_DONE)
+        return db_fail(st, err, "cannot insert %s", what);
+    return 0;
+}
+
+int rs_store_node_write(rs_store *st, const rs_store_node_meta *meta,
+                        const rs_store_node_copy *copies, size_t ncopies,
+                        const rs_node_result *res, const char *const *metric_names,
+                        const double *metric_values, size_t nmetrics, int64_t *r_node_id,
+                        rs_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if ((rc = check_writable(st, err)) || (rc = tx_begin(st, err, "store a node")))
+        return rc;
+    if (sqlite3_prepare_v2(st->db, "INSERT INTO nodes(created_at, spec, ram_bytes, headroom,"
+                                   " interval_ns, end_ns, steady_from_ns, verdict)"
+                                   " VALUES(" NOW ", ?1, ?2, ?3, ?4, ?5, ?6, ?7)", -1, &s,
+                           NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot prepare the node insert");
+        goto fail;
+    }
+    sqlite3_bind_text(s, 1, meta->spec, -1, SQLITE_STATIC);
+    if (meta->ram_bytes > 0)
+        sqlite3_bind_int64(s, 2, meta->ram_bytes);
+    sqlite3_bind_double(s, 3, meta->headroom);
+    sqlite3_bind_int64(s, 4, (int64_t)res->interval_ns);
+    sqlite3_bind_int64(s, 5, (int64_t)res->end_ns);
+    sqlite3_bind_int64(s, 6, (int64_t)res->steady_from_ns);
+    sqlite3_bind_text(s, 7, meta->verdict, -1, SQLITE_STATIC);
+    if ((rc = node_exec(st, s, err, "a node")))
+        goto fail;
+    sqlite3_finalize(s);
+    s = NULL;
+    int64_t id = sqlite3_last_insert_rowid(st->db);
+    if (sqlite3_prepare_v2(st->db, "INSERT INTO node_members(node_id, member, copy, run_id,"
+                                   " offset_ns, reused) VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &s,
+                           NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot prepare the node member insert");
+        goto fail;
+    }
+    for (size_t i = 0; i < ncopies; i++) {
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_int64(s, 2, copies[i].member);
+        sqlite3_bind_int64(s, 3, copies[i].copy);
+        sqlite3_bind_int64(s, 4, copies[i].run_id);
+        sqlite3_bind_int64(s, 5, (int64_t)copies[i].offset_ns);
+        sqlite3_bind_int(s, 6, copies[i].reused != 0);
+        if ((rc = node_exec(st, s, err, "a node member")))
+            goto fail;
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    if (sqlite3_prepare_v2(st->db, "INSERT INTO node_samples(node_id, t_ns, rss_bytes,"
+                                   " accounted_bytes, resident_bytes, base_bytes)"
+                                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6)", -1, &s, NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot prepare the node sample insert");
+        goto fail;
+    }
+    for (size_t i = 0; i < res->npts; i++) {
+        const rs_node_point *p = &res->pts[i];
+        if (p->t_ns > INT64_MAX || p->rss_bytes > INT64_MAX) {
+            rc = rs_fail(err, RS_EINTERNAL, "node sample %zu does not fit SQLite's INTEGER", i);
+            goto fail;
+        }
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_int64(s, 2, (int64_t)p->t_ns);
+        sqlite3_bind_int64(s, 3, (int64_t)p->rss_bytes);
+        sqlite3_bind_int64(s, 4, (int64_t)p->accounted_bytes);
+        sqlite3_bind_int64(s, 5, (int64_t)p->resident_bytes);
+        sqlite3_bind_int64(s, 6, (int64_t)p->base_bytes);
+        if ((rc = node_exec(st, s, err, "a node sample")))
+            goto fail;
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    if (sqlite3_prepare_v2(st->db, "INSERT INTO node_metrics(node_id, name, value)"
+                                   " VALUES(?1, ?2, ?3)", -1, &s, NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot prepare the node metric insert");
+        goto fail;
+    }
+    for (size_t i = 0; i < nmetrics; i++) {
+        sqlite3_bind_int64(s, 1, id);
+        sqlite3_bind_text(s, 2, metric_names[i], -1, SQLITE_STATIC);
+        sqlite3_bind_double(s, 3, metric_values[i]);
+        if ((rc = node_exec(st, s, err, "a node metric")))
+            goto fail;
+    }
+    sqlite3_finalize(s);
+    s = NULL;
+    if ((rc = tx_commit(st, err, "the node")))
+        goto fail;
+    *r_node_id = id;
+    return 0;
+fail:
+    sqlite3_finalize(s);
+    tx_rollback(st);
+    return rc;
+}
+
 /* ---- merge ---------------------------------------------------------------
  * Shards of one sweep (`rssim sweep --shard k/N`, each in its own database)
  * come back together here.  Every shard database holds the rows of all the
@@ -1018,6 +1146,48 @@ static int merge_plans(rs_store *st, rs_err *err)
     return rc;
 }
 
+/* Nodes with their members (run ids remapped), samples and metrics.  A node
+ * OUT already has (same creation time and spec) is not copied again; a node
+ * one of whose runs did not come across (not done in the source) is left
+ * out whole, since its total would name a run OUT lacks. */
+static int merge_nodes(rs_store *st, rs_err *err)
+{
+    sqlite3_stmt *nodes = NULL;
+    int rc = 0;
+
+    if (sqlite3_prepare_v2(st->db,
+                           "SELECT s.id FROM src.nodes s WHERE NOT EXISTS (SELECT 1 FROM main.nodes m"
+                           " WHERE m.created_at = s.created_at AND m.spec = s.spec)"
+                           " AND NOT EXISTS (SELECT 1 FROM src.node_members nm LEFT JOIN temp.merge_map mm"
+                           " ON mm.src = nm.run_id LEFT JOIN main.runs r ON r.id = mm.dst"
+                           " WHERE nm.node_id = s.id AND (r.id IS NULL OR r.status <> 'done'))"
+                           " ORDER BY s.id", -1, &nodes, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot read the source's nodes");
+    while (!rc && sqlite3_step(nodes) == SQLITE_ROW) {
+        int64_t src_node = sqlite3_column_int64(nodes, 0);
+        rc = exec_bound(st, "INSERT INTO main.nodes(created_at, spec, ram_bytes, headroom, interval_ns,"
+                            " end_ns, steady_from_ns, verdict) SELECT created_at, spec, ram_bytes, headroom,"
+                            " interval_ns, end_ns, steady_from_ns, verdict FROM src.nodes WHERE id = ?1",
+                        src_node, 0, err);
+        int64_t dst_node = sqlite3_last_insert_rowid(st->db);
+        if (!rc)
+            rc = exec_bound(st, "INSERT INTO main.node_members(node_id, member, copy, run_id, offset_ns,"
+                                " reused) SELECT ?2, n.member, n.copy, m.dst, n.offset_ns, n.reused"
+                                " FROM src.node_members n JOIN temp.merge_map m ON m.src = n.run_id"
+                                " WHERE n.node_id = ?1", src_node, dst_node, err);
+        if (!rc)
+            rc = exec_bound(st, "INSERT INTO main.node_samples(node_id, t_ns, rss_bytes, accounted_bytes,"
+                                " resident_bytes, base_bytes) SELECT ?2, t_ns, rss_bytes, accounted_bytes,"
+                                " resident_bytes, base_bytes FROM src.node_samples WHERE node_id = ?1",
+                            src_node, dst_node, err);
+        if (!rc)
+            rc = exec_bound(st, "INSERT INTO main.node_metrics(node_id, name, value) SELECT ?2, name,"
+                                " value FROM src.node_metrics WHERE node_id = ?1", src_node, dst_node, err);
+    }
+    sqlite3_finalize(nodes);
+    return rc;
+}
+
 static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
 {
     sqlite3_stmt *runs = NULL;
@@ -1086,6 +1256,8 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
     sqlite3_finalize(runs);
     if (!rc)
         rc = merge_plans(st, err);
+    if (!rc)
+        rc = merge_nodes(st, err);
     if (!rc && sqlite3_exec(st->db,
                             "UPDATE main.sweeps SET status = 'done' WHERE status != 'done' AND points ="
                             " (SELECT count(*) FROM main.runs r WHERE r.sweep_id = main.sweeps.id"

@@ -17,6 +17,12 @@
  *         daemons, headroom, quantile, seeds, tol_rel, rule_factor, outcome,
  *         limit_bytes, verdict)          one `rssim plan` (version 4)
  *   plan_evals(plan_id, run_id, seed, limit_bytes, reused)  its evaluations
+ *   nodes(id, created_at, spec, ram_bytes, headroom, interval_ns, end_ns,
+ *         steady_from_ns, verdict)       one `rssim node` (version 5)
+ *   node_members(node_id, member, copy, run_id, offset_ns, reused)
+ *   node_samples(node_id, t_ns, rss_bytes, accounted_bytes, resident_bytes,
+ *                base_bytes)             the node's total on its clock
+ *   node_metrics(node_id, name, value)
  * A run's samples, metrics and its status 'done' are written in ONE
  * transaction (rs_store_run_finish), so a killed process leaves a run
  * 'running' (or 'failed'), never a half-filled 'done'.  Prepared statements
@@ -34,6 +40,7 @@
 #include "base/config.h"
 #include "base/err.h"
 #include "base/result.h"
+#include "node.h"
 
 typedef struct rs_store rs_store;
 
@@ -140,5 +147,28 @@ int rs_store_plan_eval(rs_store *st, int64_t plan_id, int64_t run_id, uint64_t s
  * "at-max", "fits", "does-not-fit" (may be NULL); limit_bytes the answer. */
 int rs_store_plan_finish(rs_store *st, int64_t plan_id, const char *status, const char *outcome,
                          int64_t limit_bytes, const char *verdict, rs_err *err);
+
+/* Nodes (`rssim node`): several daemons' runs summed on one clock. */
+typedef struct rs_store_node_meta {
+    const char *spec;     /* the --member options, as given */
+    int64_t ram_bytes;    /* 0: not given */
+    double headroom;
+    const char *verdict;  /* the line `rssim node` printed, may be NULL */
+} rs_store_node_meta;
+
+typedef struct rs_store_node_copy {
+    int64_t member, copy; /* 0-based */
+    int64_t run_id;       /* a done run */
+    uint64_t offset_ns;   /* where its run starts on the node's clock */
+    int reused;           /* 1: the run existed already */
+} rs_store_node_copy;
+
+/* Store a node: its row, every daemon (copy) with its run, the node's
+ * samples (res->pts) and the named metrics, in ONE transaction. */
+int rs_store_node_write(rs_store *st, const rs_store_node_meta *meta,
+                        const rs_store_node_copy *copies, size_t ncopies,
+                        const rs_node_result *res, const char *const *metric_names,
+                        const double *metric_values, size_t nmetrics, int64_t *r_node_id,
+                        rs_err *err);
 
 #endif

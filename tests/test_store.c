@@ -179,7 +179,7 @@ static void test_schema(void)
     rs_store_close(st);
 
     CHECK(!strcmp(query_text(db, "SELECT value FROM meta WHERE key='schema_version'", buf,
-                             sizeof buf), "4"));
+                             sizeof buf), "5"));
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
                                " IN ('meta','sweeps','runs','params','samples','metrics')"), 6);
     /* one column per X-macro entry, plus run_id */
@@ -205,8 +205,9 @@ static void test_schema(void)
     CHECK_MSG(strstr(err.msg, "schema version 99") != NULL, "%s", err.msg);
 }
 
-/* A version-3 database (no plans tables) is migrated to 4 by a writing
- * open, its runs kept; a read-only open of it names the way to migrate. */
+/* A version-3 database (no plans tables) is migrated to 5 by a writing
+ * open, its runs kept; a read-only open of it names the way to migrate;
+ * so is a version-4 one (no node tables). */
 static void test_migrate_3_to_4(void)
 {
     char db[4200];
@@ -226,9 +227,27 @@ static void test_migrate_3_to_4(void)
     CHECK_MSG(strstr(err.msg, "version 3") && strstr(err.msg, "migrates it"), "%s", err.msg);
     CHECK_MSG(rs_store_open(&st, db, &err) == 0, "%s", err.msg);
     rs_store_close(st);
-    CHECK_EQ_U64(query_int(db, "SELECT value FROM meta WHERE key='schema_version'"), 4);
+    CHECK_EQ_U64(query_int(db, "SELECT value FROM meta WHERE key='schema_version'"), 5);
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
                                " IN ('plans','plan_evals')"), 2);
+    CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
+                               " IN ('nodes','node_members','node_samples','node_metrics')"), 4);
+
+    /* a version-4 database (no node tables) is migrated to 5 the same way */
+    sqlite3_open(db, &raw);
+    sqlite3_exec(raw, "DROP TABLE node_metrics; DROP TABLE node_samples; DROP TABLE node_members;"
+                      "DROP TABLE nodes; UPDATE meta SET value='4' WHERE key='schema_version'",
+                 NULL, NULL, NULL);
+    sqlite3_close(raw);
+    st = NULL;
+    CHECK(rs_store_open_ro(&st, db, &err) == RS_EDB && st == NULL);
+    CHECK_MSG(strstr(err.msg, "version 4") && strstr(err.msg, "migrates it"), "%s", err.msg);
+    CHECK_MSG(rs_store_open(&st, db, &err) == 0, "%s", err.msg);
+    rs_store_close(st);
+    CHECK_EQ_U64(query_int(db, "SELECT value FROM meta WHERE key='schema_version'"), 5);
+    CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
+                               " IN ('nodes','node_members','node_samples','node_metrics')"), 4);
+    CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM plans"), 0);
 }
 
 static void test_open_ro(void)
