@@ -99,6 +99,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_node(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
