@@ -193,6 +193,7 @@ struct rs_store {
     sqlite3 *db;
     char *path;                     /* as given, for messages */
     int readonly;                   /* opened by rs_store_open_ro: no statements */
+    int batch;                      /* inside rs_store_batch_begin: writes join its transaction */
     sqlite3_stmt *stmt[ST_COUNT];   /* prepared once, reset after each use */
 };
 
@@ -231,6 +232,8 @@ static int step_reset(sqlite3_stmt *s)
 
 static int tx_begin(rs_store *st, rs_err *err, const char *what)
 {
+    if (st->batch)
+        return 0; /* inside rs_store_batch_begin's transaction */
     if (step_reset(st->stmt[ST_BEGIN]) != SQLITE_DONE)
         return db_fail(st, err, "cannot start a transaction to %s", what);
     return 0;
@@ -238,6 +241,8 @@ static int tx_begin(rs_store *st, rs_err *err, const char *what)
 
 static int tx_commit(rs_store *st, rs_err *err, const char *what)
 {
+    if (st->batch)
+        return 0;
     if (step_reset(st->stmt[ST_COMMIT]) != SQLITE_DONE)
         return db_fail(st, err, "cannot commit %s", what);
     return 0;
@@ -246,6 +251,7 @@ static int tx_commit(rs_store *st, rs_err *err, const char *what)
 /* Roll back the open transaction, if any; keeps the first error's message. */
 static void tx_rollback(rs_store *st)
 {
+    st->batch = 0; /* a failure inside a batch undoes all of it */
     if (!sqlite3_get_autocommit(st->db))
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 }
@@ -804,6 +810,31 @@ int rs_store_run_claim(rs_store *st, int64_t run_id, rs_err *err)
         return rc;
     return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is already %s", run_id, st->path,
                    status);
+}
+
+int rs_store_batch_begin(rs_store *st, rs_err *err)
+{
+    int rc;
+    if ((rc = check_writable(st, err)))
+        return rc;
+    if (st->batch)
+        return rs_fail(err, RS_EINTERNAL, "nested batch in '%s'", st->path);
+    if ((rc = tx_begin(st, err, "start a batch")))
+        return rc;
+    st->batch = 1;
+    return 0;
+}
+
+int rs_store_batch_commit(rs_store *st, rs_err *err)
+{
+    if (!st->batch)
+        return rs_fail(err, RS_EINTERNAL, "no batch open in '%s' (a write in it failed and "
+                       "undid it)", st->path);
+    st->batch = 0;
+    int rc = tx_commit(st, err, "the batch");
+    if (rc)
+        tx_rollback(st);
+    return rc;
 }
 
 int rs_store_sweep_set_status(rs_store *st, int64_t sweep_id, const char *status, rs_err *err)

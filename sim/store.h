@@ -105,6 +105,12 @@ int rs_store_sweep_open(rs_store *st, const rs_sweep_meta *meta, int64_t *r_swee
 int rs_store_sweep_point(rs_store *st, int64_t sweep_id, int64_t point_index,
                          const rs_run_meta *meta, const rs_config *cfg,
                          int64_t *r_run_id, rs_err *err);
+/* Batch several writes into ONE transaction (the points of a new sweep:
+ * one commit instead of one per point).  Between begin and commit every
+ * write function joins it; the first that fails rolls the whole batch back
+ * (and ends it: commit then returns RS_EINTERNAL).  Not nested. */
+int rs_store_batch_begin(rs_store *st, rs_err *err);
+int rs_store_batch_commit(rs_store *st, rs_err *err);
 /* Status of a run: "pending", "running", "done", "failed". */
 int rs_store_run_status(rs_store *st, int64_t run_id, char r_status[16], rs_err *err);
 /* Mark a pending/failed/stale-running run 'running' (claim it).
