@@ -80,8 +80,10 @@ typedef struct member {
     uint64_t phase_ns;
     rs_config *cfg;
     char sha[65];
+    char hash[17];              /* rs_config_hash of cfg */
     int64_t run_id;
-    int reused;
+    int reused;                 /* the run was done already */
+    int shared;                 /* the same run as an earlier member's */
     rs_node_point *pts;
     size_t npts, cap;
 } member;
@@ -191,7 +193,7 @@ static int worker(const char *db, member *ms, int n, int w, int jobs)
         return 1;
     }
     for (int i = 0; i < n; i++) {
-        if (ms[i].reused)
+        if (ms[i].reused || ms[i].shared)
             continue;
         if (k++ % jobs != w)
             continue;
@@ -216,7 +218,7 @@ static int replay_all(const char *db, member *ms, int n, int jobs, rs_err *err)
     pid_t pids[MAX_JOBS];
 
     for (int i = 0; i < n; i++)
-        todo += !ms[i].reused;
+        todo += !ms[i].reused && !ms[i].shared;
     nworkers = jobs < todo ? jobs : todo;
     fflush(NULL);
     for (int w = 0; w < nworkers; w++) {
@@ -360,9 +362,17 @@ int cmd_node(int argc, char **argv)
     /* the runs, in member order: reused, or begun here (ids independent of --jobs) */
     for (int i = 0; i < n && !rc; i++) {
         member *m = &ms[i];
-        char hash[17], label[256];
-        snprintf(hash, sizeof hash, "%016llx", (unsigned long long)rs_config_hash(m->cfg));
-        if ((rc = rs_query_run_find_done(st, m->sha, hash, &m->run_id, &err)))
+        char label[256];
+        snprintf(m->hash, sizeof m->hash, "%016llx", (unsigned long long)rs_config_hash(m->cfg));
+        for (int j = 0; j < i && !m->run_id; j++)
+            if (!strcmp(ms[j].sha, m->sha) && !strcmp(ms[j].hash, m->hash)) {
+                m->run_id = ms[j].run_id; /* the same daemon run: replayed once */
+                m->reused = ms[j].reused;
+                m->shared = 1;
+            }
+        if (m->shared)
+            continue;
+        if ((rc = rs_query_run_find_done(st, m->sha, m->hash, &m->run_id, &err)))
             break;
         m->reused = m->run_id != 0;
         if (m->reused)
@@ -459,7 +469,8 @@ int cmd_node(int argc, char **argv)
         fmt_bytes((double)nr.member_at_peak_bytes[i], b, sizeof b);
         fmt_bytes((double)nr.member_peak_bytes[i], c2, sizeof c2);
         printf("member %d: %u x %s on %s (run %lld, %s)", i + 1, ms[i].count, ms[i].preset,
-               ms[i].trace, (long long)ms[i].run_id, ms[i].reused ? "reused" : "replayed");
+               ms[i].trace, (long long)ms[i].run_id,
+               ms[i].shared ? "as an earlier member" : ms[i].reused ? "reused" : "replayed");
         if (ms[i].phase_ns)
             printf(", copies %.0f ms apart", (double)ms[i].phase_ns / 1e6);
         printf(": %s at the node's peak (%.0f%%), its own peak %s\n", b, share * 100, c2);

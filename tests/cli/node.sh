@@ -64,6 +64,15 @@ check "phase: the clock ends 1 s after the run" test "$(sql "$D" "select max(t_n
   "$(sql "$D" "select max(t_ns) + 1000000000 from samples where run_id = 1")"
 check "phase: offsets stored" test "$(sql "$D" "select group_concat(offset_ns) from node_members where node_id = $N")" = "0,1000000000"
 
+# two identical members share one run (replayed once), each counted
+expect_status 0 "identical members" "$RSSIM" node --member "preset=kv-small,trace=$T/k2.bin,kv_cache_limit=3M" \
+  --member "preset=kv-small,trace=$T/k2.bin,kv_cache_limit=3M" --db "$D"
+stdout_has "shared" "^member 2: 1 x kv-small on .*k2.bin (run 3, as an earlier member)"
+check "one new run" test "$(sql "$D" "select count(*) from runs")" = 3
+N=$(sql "$D" "select max(id) from nodes")
+check "node = 2 x the run" test "$(sql "$D" "select count(*) from node_samples n where node_id = $N
+  and rss_bytes <> 2 * $(held 3 rss_bytes)")" = 0
+
 # does not fit: exit 3
 expect_status 3 "--ram too small" node --ram 64M --db "$D"
 stdout_has "does not fit" "^does NOT fit: 4 daemons peak at .* over 57.6 MiB"
@@ -80,7 +89,7 @@ stderr_has "daemon named" "\-\-member 1: .*trace is for daemon 'kv' but preset '
 expect_status 2 "no member" "$RSSIM" node --db "$D"
 expect_status 2 "bad ram" node --ram lots --db "$D"
 stderr_has "ram named" "\-\-ram: expected a size"
-check "refusals stored nothing" test "$(sql "$D" "select count(*) from runs")" = 2
+check "refusals stored nothing" test "$(sql "$D" "select count(*) from runs")" = 3
 
 # db merge brings the nodes, their run ids remapped
 "$RSSIM" replay "$T/k2.bin" --preset kv-small --set kv_cache_limit=2M --db "$T/m.db" >/dev/null 2>&1
