@@ -21,6 +21,7 @@
 #include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,7 @@ typedef struct plot_kind {
     int per_plan; /* 1: takes --plan ID (and nothing else), through write_args */
 } plot_kind;
 
-static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
+static int breakdown_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
 static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                                  rs_err *err);
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
@@ -86,7 +87,7 @@ static const plot_kind kinds[] = {
     { .name = "breakdown", .per_sweep = 0, .template = "breakdown.gp",
       .summary = "one run: rss split into accounted, untracked, rounding, caches, "
                  "metadata, free-but-resident and base, stacked over virtual time",
-      .write = timeseries_write },
+      .write = breakdown_write },
     { .name = "validate", .per_sweep = 0, .template = "validate.gp",
       .summary = "one validation (--run the measured run): predicted and measured "
                  "resident and allocated bytes over virtual time",
@@ -199,29 +200,92 @@ static void dat_real(FILE *f, double v)
 
 #define COL_NAME(name) " " #name
 
+/* Where a sample's integer columns are, by name (the data file's columns
+ * are read through this table, so a plot writes only what it draws). */
+static const struct {
+    const char *name;
+    size_t offset;
+} int_columns[] = {
+#define INT_AT(name) { #name, offsetof(rs_sample, name) },
+    RS_SAMPLE_INT_COLUMNS(INT_AT)
+#undef INT_AT
+};
+
+static uint64_t sample_int(const rs_sample *smp, size_t k)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)smp + int_columns[k].offset, sizeof v);
+    return v;
+}
+
+/* What timeseries.gp draws (and breakdown.gp: every column). */
+static const char *const timeseries_columns[] = { "t_ns", "accounted_bytes", "resident_bytes",
+                                                  "rss_bytes", "limit_bytes", "base_bytes" };
+#define TS_NCOLUMNS (sizeof timeseries_columns / sizeof timeseries_columns[0])
+
 typedef struct dat_out {
     FILE *f;
     long long n; /* rows written */
+    int narrow;  /* 1: timeseries_columns only; 0: every column */
+    size_t at[TS_NCOLUMNS]; /* narrow: the int_columns index of each */
+    double bytes_max;       /* the largest accounted, resident, rss or limit */
+    double rss_resident_max; /* the largest rss - resident (base): 0 when rss hides resident */
 } dat_out;
 
-/* A sample row: run_id, then every column (integers exactly). */
+/* A sample row: run_id, then the columns (integers exactly); keeps the
+ * numbers the templates choose units and notes by. */
 static int timeseries_row(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
 {
     dat_out *o = ctx;
     (void)err;
     fprintf(o->f, "%lld", (long long)run_id);
+    if (o->narrow) {
+        for (size_t k = 0; k < TS_NCOLUMNS; k++)
+            fprintf(o->f, " %lld", (long long)(int64_t)sample_int(smp, o->at[k]));
+    } else {
 #define DAT_INT(name) fprintf(o->f, " %lld", (long long)(int64_t)smp->name);
 #define DAT_REAL(name) dat_real(o->f, smp->name);
-    RS_SAMPLE_INT_COLUMNS(DAT_INT)
-    RS_SAMPLE_REAL_COLUMNS(DAT_REAL)
+        RS_SAMPLE_INT_COLUMNS(DAT_INT)
+        RS_SAMPLE_REAL_COLUMNS(DAT_REAL)
 #undef DAT_INT
 #undef DAT_REAL
+    }
     fputc('\n', o->f);
+    double big = fmax(fmax((double)(int64_t)smp->accounted_bytes,
+                           (double)(int64_t)smp->resident_bytes),
+                      fmax((double)(int64_t)smp->rss_bytes, (double)(int64_t)smp->limit_bytes));
+    o->bytes_max = fmax(o->bytes_max, big);
+    o->rss_resident_max = fmax(o->rss_resident_max,
+                               fabs((double)(int64_t)smp->rss_bytes -
+                                    (double)(int64_t)smp->resident_bytes));
     o->n++;
     return 0;
 }
 
-static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+/* Narrow o to timeseries_columns; writes their header names after run_id. */
+static void dat_narrow(dat_out *o, FILE *f)
+{
+    o->narrow = 1;
+    for (size_t k = 0; k < TS_NCOLUMNS; k++) {
+        for (size_t j = 0; j < sizeof int_columns / sizeof int_columns[0]; j++)
+            if (!strcmp(int_columns[j].name, timeseries_columns[k]))
+                o->at[k] = j;
+        fprintf(f, " %s", timeseries_columns[k]);
+    }
+    fputc('\n', f);
+}
+
+/* The template variables about the data: bytes_max (the unit: GiB from
+ * 10 GiB, MiB below) and rss_resident_max (0: rss and resident coincide). */
+static int vars_add_bytes(char *vars, const dat_out *o, rs_err *err)
+{
+    return vars_add(vars, err, "bytes_max=%.17g; rss_resident_max=%.17g; ", o->bytes_max,
+                    o->rss_resident_max);
+}
+
+/* One run's samples: every column (breakdown) or the timeseries' (narrow). */
+static int samples_write(rs_store *st, int64_t id, const char *dat, char *vars, int narrow,
+                         rs_err *err)
 {
     static const char header[] =
         "run_id" RS_SAMPLE_INT_COLUMNS(COL_NAME) RS_SAMPLE_REAL_COLUMNS(COL_NAME);
@@ -247,17 +311,33 @@ static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *var
 
     if (!(o.f = fopen(dat, "w")))
         return rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
-    fprintf(o.f, "# rssim plot timeseries: samples of run %" PRId64 " from '%s'\n", id,
-            rs_store_path(st));
-    fprintf(o.f, "%s\n", header);
-    rc = rs_query_samples(st, &(rs_query_scope){ .run_id = id }, NULL, 0, timeseries_row, &o, err);
+    fprintf(o.f, "# rssim plot %s: samples of run %" PRId64 " from '%s'\n",
+            narrow ? "timeseries" : "breakdown", id, rs_store_path(st));
+    if (narrow) {
+        fputs("run_id", o.f);
+        dat_narrow(&o, o.f);
+    } else {
+        fprintf(o.f, "%s\n", header);
+    }
+    rc = rs_query_samples(st, &(rs_query_scope){ .run_id = id }, narrow ? timeseries_columns : NULL,
+                          narrow ? TS_NCOLUMNS : 0, timeseries_row, &o, err);
     int crc = file_close(o.f, dat, err);
     if (rc || crc)
         return rc ? rc : crc;
     if (o.n == 0)
         return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
                        id, rs_store_path(st));
-    return 0;
+    return vars_add_bytes(vars, &o, err);
+}
+
+static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+{
+    return samples_write(st, id, dat, vars, 1, err);
+}
+
+static int breakdown_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+{
+    return samples_write(st, id, dat, vars, 0, err);
 }
 
 /* ---- validate: a measured run and the predicted run it was made for ---- */
@@ -394,7 +474,7 @@ static int sweep_read(rs_store *st, int64_t id, const char *const *metrics, size
     if ((rc = rs_query_sweep_get(st, id, &d->sweep, err)))
         return rc;
     const char *keys = d->sweep.varied_keys, *preset = d->sweep.preset;
-    snprintf(title, cap, "sweep %" PRId64 " (%s): steady rss/limit; dashed: (1−x)⁻¹ from measured x",
+    snprintf(title, cap, "sweep %" PRId64 " (%s): steady rss/limit and (1−x)⁻¹ from measured x",
              id, preset ? preset : "no preset");
     if (!(d->keys_buf = strdup(keys ? keys : "")))
         return rs_fail(err, RS_ENOMEM, "out of memory reading sweep %" PRId64, id);
@@ -455,43 +535,90 @@ static int same_series(const sweep_data *d, const point *a, const point *b, int 
     return 1;
 }
 
-static int by_limit(const void *a, const void *b)
+/* A point's position on a non-limit x axis (overshoot when no varied key
+ * is the limit): the value as a number when every value is one, else the
+ * category's index in order of first appearance. */
+typedef struct xpos {
+    point *pt;
+    double x;
+} xpos;
+
+static int by_x(const void *a, const void *b)
 {
-    const point *x = *(const point *const *)a, *y = *(const point *const *)b;
-    if (x->m[M_LIMIT] < y->m[M_LIMIT])
-        return -1;
-    if (x->m[M_LIMIT] > y->m[M_LIMIT])
-        return 1;
-    return x->point_index < y->point_index ? -1 : x->point_index > y->point_index;
+    const xpos *x = a, *y = b;
+    if (x->x != y->x)
+        return x->x < y->x ? -1 : 1;
+    return x->pt->point_index < y->pt->point_index ? -1 : x->pt->point_index > y->pt->point_index;
 }
+
+/* Place every point on key xk's axis; *r_numeric 1 when every value is a
+ * plain number (a numeric axis), else 0 (categories, x = 0, 1, ...). */
+static void x_place(const sweep_data *d, int xk, xpos *xp, int *r_numeric)
+{
+    int numeric = 1;
+    for (size_t i = 0; i < d->npts; i++) {
+        char *end;
+        const char *v = d->pts[i].value[xk];
+        double x = strtod(v, &end);
+        if (end == v || *end || !isfinite(x))
+            numeric = 0;
+        xp[i] = (xpos){ .pt = &d->pts[i], .x = x };
+    }
+    if (!numeric)
+        for (size_t i = 0; i < d->npts; i++) {
+            size_t j = 0;
+            double cat = 0;
+            for (; j < i; j++)
+                if (!strcmp(d->pts[j].value[xk], d->pts[i].value[xk]))
+                    break;
+            if (j < i) {
+                xp[i].x = xp[j].x;
+                continue;
+            }
+            for (size_t k = 0; k < i; k++) /* categories seen before this one */
+                cat = fmax(cat, xp[k].x + 1);
+            xp[i].x = cat;
+        }
+    *r_numeric = numeric;
+}
+
+/* Write v as a double-quoted data-file string (a '"' becomes '\''). */
+static void dat_title(FILE *f, const char *s);
 
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
 {
     sweep_data d = { 0 };
-    char title[1024];
-    point **order = NULL;
+    char title[1024], what[512];
+    xpos *xp = NULL;
     FILE *f = NULL;
-    int rc, nseries = 0;
+    int rc, nseries = 0, numeric = 1;
 
     if ((rc = sweep_read(st, id, metric_names, M_COUNT, &d, title, sizeof title, err)))
         goto out;
+    /* x: the limit when a varied key maps onto it; else (a sweep of alloc=,
+     * say, at one limit) the first varied key, its values as labels */
     int lk = limit_key(&d);
+    int xk = lk >= 0 ? lk : d.nkeys ? 0 : -1;
     /* series numbered by first appearance in point order */
     for (size_t i = 0; i < d.npts; i++) {
         d.pts[i].series = -1;
         for (size_t j = 0; j < i && d.pts[i].series < 0; j++)
-            if (same_series(&d, &d.pts[i], &d.pts[j], lk))
+            if (same_series(&d, &d.pts[i], &d.pts[j], xk))
                 d.pts[i].series = d.pts[j].series;
         if (d.pts[i].series < 0)
             d.pts[i].series = nseries++;
     }
-    if (!(order = malloc(d.npts * sizeof *order))) {
+    if (!(xp = malloc(d.npts * sizeof *xp))) {
         rc = rs_fail(err, RS_ENOMEM, "out of memory plotting sweep %" PRId64, id);
         goto out;
     }
-    for (size_t i = 0; i < d.npts; i++)
-        order[i] = &d.pts[i];
-    qsort(order, d.npts, sizeof *order, by_limit);
+    if (lk >= 0 || xk < 0) {
+        for (size_t i = 0; i < d.npts; i++)
+            xp[i] = (xpos){ .pt = &d.pts[i], .x = d.pts[i].m[M_LIMIT] };
+    } else {
+        x_place(&d, xk, xp, &numeric);
+    }
+    qsort(xp, d.npts, sizeof *xp, by_x);
 
     if (!(f = fopen(dat, "w"))) {
         rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
@@ -502,7 +629,15 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
     fputs("# varied keys:", f);
     for (int k = 0; k < d.nkeys; k++)
         fprintf(f, " %s", d.keys[k]);
-    fprintf(f, "%s; limit key: %s\n", d.nkeys ? "" : " (none)", lk >= 0 ? d.keys[lk] : "(none)");
+    fprintf(f, "%s; limit key: %s; x: %s\n", d.nkeys ? "" : " (none)",
+            lk >= 0 ? d.keys[lk] : "(none)",
+            lk >= 0 || xk < 0 ? "limit_bytes" : numeric ? "x_value (numeric)"
+                                                        : "x_value (categories)");
+    /* a lone series is every done run: say which key varies along x */
+    if (xk >= 0)
+        snprintf(what, sizeof what, "all %zu done runs (only %s varies)", d.npts, d.keys[xk]);
+    else
+        snprintf(what, sizeof what, "all %zu done runs (the sweep varies no key)", d.npts);
     for (int sr = 0; sr < nseries; sr++) {
         const point *first = NULL;
         for (size_t i = 0; i < d.npts && !first; i++)
@@ -513,25 +648,28 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
         fprintf(f, "%s\"", sr ? "\n\n" : "");
         int nlabel = 0;
         for (int k = 0; k < d.nkeys; k++) {
-            if (k == lk)
+            if (k == xk)
                 continue;
             fprintf(f, "%s%s=", nlabel++ ? ", " : "", d.keys[k]);
             for (const char *c = first->value[k]; *c; c++)
                 fputc(*c == '"' ? '\'' : *c, f);
         }
         if (!nlabel)
-            fputs("all points", f);
+            fputs(what, f);
         fputs("\" run_id", f);
         for (int m = 0; m < M_COUNT; m++)
             fprintf(f, " %s", metric_names[m]);
-        fputc('\n', f);
+        fputs(" x_value x_label\n", f);
         for (size_t i = 0; i < d.npts; i++) {
-            const point *pt = order[i];
+            const point *pt = xp[i].pt;
             if (pt->series != sr)
                 continue;
             fprintf(f, "%" PRId64 " %" PRId64, pt->point_index, pt->run_id);
             for (int m = 0; m < M_COUNT; m++)
                 dat_real(f, pt->m[m]);
+            dat_real(f, xp[i].x);
+            fputc(' ', f);
+            dat_title(f, xk >= 0 ? pt->value[xk] : "-");
             fputc('\n', f);
         }
     }
@@ -539,10 +677,16 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
     f = NULL;
     if (!rc)
         rc = vars_add_series(vars, title, nseries, err);
+    /* x_key: '' for the limit axis, else the key along x; x_numeric 0 for
+     * categories */
+    if (!rc)
+        rc = vars_add_string(vars, "x_key", lk >= 0 || xk < 0 ? "" : d.keys[xk], err);
+    if (!rc)
+        rc = vars_add(vars, err, "x_numeric=%d; ", numeric);
 out:
     if (f)
         fclose(f);
-    free(order);
+    free(xp);
     sweep_data_release(&d);
     return rc;
 }
@@ -817,7 +961,6 @@ out:
 static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                                  rs_err *err)
 {
-    static const char columns[] = RS_SAMPLE_INT_COLUMNS(COL_NAME) RS_SAMPLE_REAL_COLUMNS(COL_NAME);
     int64_t *ids = NULL;
     size_t n = 0;
     char title[1024];
@@ -841,9 +984,9 @@ static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *d
             break;
         fputs(i ? "\n\n" : "", o.f);
         dat_title(o.f, title);
-        fprintf(o.f, "%s\n", columns);
-        rc = rs_query_samples(st, &(rs_query_scope){ .run_id = ids[i] }, NULL, 0, timeseries_row,
-                              &o, err);
+        dat_narrow(&o, o.f);
+        rc = rs_query_samples(st, &(rs_query_scope){ .run_id = ids[i] }, timeseries_columns,
+                              TS_NCOLUMNS, timeseries_row, &o, err);
         if (!rc && o.n == before)
             rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
                          ids[i], rs_store_path(st));
@@ -857,7 +1000,8 @@ static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *d
                                 ids[i]);
     if (len < sizeof title)
         snprintf(title + len, sizeof title - len, ": rss_bytes (solid) and accounted_bytes (dashed)");
-    rc = vars_add_series(vars, title, (long)n, err);
+    if (!(rc = vars_add_series(vars, title, (long)n, err)))
+        rc = vars_add_bytes(vars, &o, err);
 out:
     free(ids);
     key_set_release(&varying);
@@ -967,7 +1111,9 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
                     len += (size_t)snprintf(label + len, sizeof label - len, "%s%s=%s",
                                             len ? ", " : "", d.keys[k], pt->value[k]);
             fputs(i ? "\n\n" : "", f);
-            dat_title(f, len ? label : "all points");
+            if (!len) /* a lone series: every done run, along the interval */
+                snprintf(label, sizeof label, "all %zu done runs (only %s varies)", d.npts, key);
+            dat_title(f, label);
             fputs(" run_id interval_ms overshoot_max excess_peak_bytes iops cache_peak_ratio\n", f);
         }
         fprintf(f, "%" PRId64 " %" PRId64, pt->point_index, pt->run_id);
