@@ -67,7 +67,8 @@ static int breakdown_write(rs_store *st, int64_t id, const char *dat, char *vars
 static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                                  rs_err *err);
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
-static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
+static int validate_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                          rs_err *err);
 static int latency_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                          rs_err *err);
 static int interval_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
@@ -89,9 +90,11 @@ static const plot_kind kinds[] = {
                  "metadata, free-but-resident and base, stacked over virtual time",
       .write = breakdown_write },
     { .name = "validate", .per_sweep = 0, .template = "validate.gp",
-      .summary = "one validation (--run the measured run): predicted and measured "
-                 "resident and allocated bytes over virtual time",
-      .write = validate_write },
+      .summary = "a measured run (--run M) against its predicted run (the one 'rssim "
+                 "validate' made, or a second --run P): both to their last sample and the "
+                 "error; 'rssim validate' runs by virtual time, imported ones (ceph-measure) "
+                 "by run fraction",
+      .write_args = validate_write, .runs_many = 1 },
     { .name = "latency", .per_sweep = 0, .template = "latency.gp",
       .summary = "runs or a sweep (osd): the op latency CDF of each run, from its "
                  "latency_p<q>_ns metrics",
@@ -115,7 +118,8 @@ static void usage(FILE *f)
             "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot breakdown  --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
             "       rssim plot overshoot  --sweep ID [--db PATH] -o out/NAME.png|.svg|.txt\n"
-            "       rssim plot validate   --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot validate   --run MEASURED [--run PREDICTED] [--db PATH]\n"
+            "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot latency    --run ID [--run ID ...] | --sweep ID [--db PATH]\n"
             "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot interval   --sweep ID [--key KEY] [--db PATH]\n"
@@ -127,8 +131,10 @@ static void usage(FILE *f)
     fprintf(f,
             "\nOnly runs that are done are drawn.  The data goes to NAME.dat beside the\n"
             "output; the drawing is scripts/<kind>.gp (gnuplot; Debian package gnuplot-nox).\n\n"
-            "      --run ID      the run (timeseries, breakdown; validate: the measured run;\n"
-            "                    timeseries, latency: repeat it to overlay several runs)\n"
+            "      --run ID      the run (timeseries, breakdown; validate: the measured run,\n"
+            "                    then, for one imported from a real daemon, the predicted\n"
+            "                    run of the same trace; timeseries, latency: repeat it to\n"
+            "                    overlay several runs)\n"
             "      --sweep ID    the sweep (overshoot, interval; latency: its done runs)\n"
             "      --key KEY     interval: the swept trim interval key (a duration)\n"
             "      --plan ID     capacity: the plan ('rssim plan' prints its id)\n"
@@ -195,6 +201,9 @@ static void dat_real(FILE *f, double v)
     else
         fprintf(f, " %.10g", v);
 }
+
+/* Write s into a data file's double-quoted title (a '"' becomes '\''). */
+static void dat_title(FILE *f, const char *s);
 
 /* ---- timeseries ---- */
 
@@ -340,62 +349,268 @@ static int breakdown_write(rs_store *st, int64_t id, const char *dat, char *vars
     return samples_write(st, id, dat, vars, 0, err);
 }
 
-/* ---- validate: a measured run and the predicted run it was made for ---- */
+/* ---- validate: a measured run against the predicted run of the same trace ----
+ *
+ * Two ways to put the runs on one x axis, chosen by what the store holds:
+ *  - time: a measured run of `rssim validate` (it has the metric
+ *    predicted_run_id) was sampled at the predicted run's virtual times, so
+ *    x is virtual time; its columns are resident_bytes and allocated_bytes,
+ *    both taken relative to the run's first sample (t = 0), the baseline of
+ *    the table `rssim validate` prints;
+ *  - fraction: a run imported from a real daemon (`rssim runs
+ *    import-measured`, scripts/ceph-measure) is sampled in wall time since
+ *    the workload started, which runs several times slower than virtual
+ *    time and not in proportion; neither run stores how many trace records
+ *    had been replayed at a sample, only the total, so x is the fraction of
+ *    each run's span (t / its last sample's t) — both replayed the same
+ *    records in the same order, so equal fractions are equal progress
+ *    where the op rate is steady.  Its columns are rss_bytes and
+ *    accounted_bytes, absolute (what the comparison in docs/validation.md
+ *    compares).
+ * Each run is drawn to its own last sample.  The error at each measured
+ * sample is |predicted - measured| / max(measured, 5 % of the measured
+ * peak), the predicted value interpolated linearly at the measured x (none
+ * beyond the predicted run's end): the floor `rssim validate` uses, so a
+ * near-zero measured value cannot blow the error up. */
 
-/* Predicted (a) and measured (b) resident and allocated bytes at t_ns. */
-static int validate_row(void *ctx, const rs_sample *a, const rs_sample *b, rs_err *err)
+#define VAL_FLOOR_SHARE 0.05
+
+typedef struct val_series {
+    double *x, *a, *b; /* x (s or fraction), then the two columns */
+    size_t n, cap;
+} val_series;
+
+static void val_series_release(val_series *v)
 {
-    dat_out *o = ctx;
-    (void)err;
-    fprintf(o->f, "%lld %lld %lld %lld %lld\n", (long long)(int64_t)a->t_ns,
-            (long long)(int64_t)a->resident_bytes, (long long)(int64_t)b->resident_bytes,
-            (long long)(int64_t)a->allocated_bytes, (long long)(int64_t)b->allocated_bytes);
-    o->n++;
+    free(v->x);
+    free(v->a);
+    free(v->b);
+}
+
+typedef struct val_read {
+    val_series *v;
+    size_t ka, kb; /* int_columns index of the two columns */
+} val_read;
+
+static int val_row(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
+{
+    val_read *r = ctx;
+    val_series *v = r->v;
+    (void)run_id;
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 256;
+        double *x = realloc(v->x, cap * sizeof *x);
+        if (x)
+            v->x = x;
+        double *a = x ? realloc(v->a, cap * sizeof *a) : NULL;
+        if (a)
+            v->a = a;
+        double *b = a ? realloc(v->b, cap * sizeof *b) : NULL;
+        if (!b)
+            return rs_fail(err, RS_ENOMEM, "out of memory reading samples");
+        v->b = b;
+        v->cap = cap;
+    }
+    v->x[v->n] = (double)(int64_t)smp->t_ns;
+    v->a[v->n] = (double)(int64_t)sample_int(smp, r->ka);
+    v->b[v->n] = (double)(int64_t)sample_int(smp, r->kb);
+    v->n++;
     return 0;
 }
 
-static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+static size_t int_column_index(const char *name)
 {
-    static const char *const columns[] = { "resident_bytes", "allocated_bytes" };
-    char title[512];
-    rs_query_run run;
-    dat_out o = { 0 };
-    int rc, found = 0;
-    double pred = 0;
-
-    rc = rs_query_run_get(st, id, &run, err);
-    if (rc && rc != RS_ENOTFOUND)
-        return rc;
-    if (!rc && !strcmp(run.status, "done") &&
-        (rc = rs_query_metric(st, id, "predicted_run_id", &pred, &found, err))) {
-        rs_query_run_release(&run);
-        return rc;
-    }
-    if (!found) {
-        rs_query_run_release(&run);
-        return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is not a done measured run of "
-                       "'rssim validate'", id, rs_store_path(st));
-    }
-    if (isnan(pred))
-        pred = 0; /* a NULL value reads as 0 */
-    snprintf(title, sizeof title, "run %" PRId64 " (measured) vs run %.0f (predicted): %s", id, pred,
-             run.label ? run.label : "");
-    rs_query_run_release(&run);
-    if ((rc = vars_add_string(vars, "title", title, err)))
-        return rc;
-    if (!(o.f = fopen(dat, "w")))
-        return rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
-    fprintf(o.f, "# rssim plot validate: run %" PRId64 " (measured) and run %.0f (predicted)\n", id, pred);
-    fprintf(o.f, "t_ns predicted_resident_bytes measured_resident_bytes predicted_allocated_bytes"
-                 " measured_allocated_bytes\n");
-    rc = rs_query_samples_join(st, (int64_t)pred, id, columns, 2, validate_row, &o, err);
-    int crc = file_close(o.f, dat, err);
-    if (rc || crc)
-        return rc ? rc : crc;
-    if (!o.n)
-        return rs_fail(err, RS_EINPUT, "runs %" PRId64 " and %.0f in '%s' share no sample time",
-                       id, pred, rs_store_path(st));
+    for (size_t j = 0; j < sizeof int_columns / sizeof int_columns[0]; j++)
+        if (!strcmp(int_columns[j].name, name))
+            return j;
     return 0;
+}
+
+/* Read run id's t_ns and columns ca, cb; then x: seconds (by_fraction 0) or
+ * t / last t (1), and the columns less their first sample (relative 1). */
+static int val_load(rs_store *st, int64_t id, const char *ca, const char *cb, int by_fraction,
+                    int relative, val_series *v, rs_err *err)
+{
+    const char *cols[3] = { "t_ns", ca, cb };
+    val_read r = { .v = v, .ka = int_column_index(ca), .kb = int_column_index(cb) };
+    int rc = rs_query_samples(st, &(rs_query_scope){ .run_id = id }, cols, 3, val_row, &r, err);
+    if (rc)
+        return rc;
+    if (!v->n)
+        return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
+                       id, rs_store_path(st));
+    double t0 = v->x[0], span = v->x[v->n - 1] - t0, a0 = v->a[0], b0 = v->b[0];
+    for (size_t i = 0; i < v->n; i++) {
+        v->x[i] = by_fraction ? (span > 0 ? (v->x[i] - t0) / span : 0) : v->x[i] / 1e9;
+        if (relative) {
+            v->a[i] -= a0;
+            v->b[i] -= b0;
+        }
+    }
+    return 0;
+}
+
+/* col (a: 0, b: 1) of v at x, linearly between samples; NaN outside. */
+static double val_at(const val_series *v, int col, double x)
+{
+    const double *y = col ? v->b : v->a;
+    if (!v->n || x < v->x[0] || x > v->x[v->n - 1])
+        return NAN;
+    size_t lo = 0, hi = v->n - 1;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (v->x[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (v->x[lo] == x || hi == lo)
+        return y[lo];
+    if (v->x[hi] == x)
+        return y[hi];
+    return y[lo] + (y[hi] - y[lo]) * (x - v->x[lo]) / (v->x[hi] - v->x[lo]);
+}
+
+static void val_block(FILE *f, const char *title, const char *ca, const char *cb,
+                      const val_series *v)
+{
+    dat_title(f, title);
+    fprintf(f, " %s %s\n", ca, cb);
+    for (size_t i = 0; i < v->n; i++) {
+        dat_real(f, v->x[i]);
+        dat_real(f, v->a[i]);
+        dat_real(f, v->b[i]);
+        fputc('\n', f);
+    }
+}
+
+static int validate_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                          rs_err *err)
+{
+    int64_t id = a->runs[0], pid = a->nruns > 1 ? a->runs[1] : 0;
+    char title[1024];
+    rs_query_run run, prun;
+    val_series p = { 0 }, m = { 0 };
+    FILE *f = NULL;
+    int rc, found = 0, have_run = 0, have_prun = 0;
+    double pred = NAN;
+
+    if ((rc = rs_query_run_get(st, id, &run, err)))
+        return rc;
+    have_run = 1;
+    if (strcmp(run.status, "done") != 0 || strcmp(run.kind ? run.kind : "", "measured") != 0) {
+        rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is a %s %s run, not a done measured "
+                     "one (from 'rssim validate' or 'rssim runs import-measured')", id,
+                     rs_store_path(st), run.status, run.kind ? run.kind : "?");
+        goto out;
+    }
+    if ((rc = rs_query_metric(st, id, "predicted_run_id", &pred, &found, err)))
+        goto out;
+    /* time alignment only for the pair rssim validate made */
+    int by_time = found && !isnan(pred) && (!pid || (double)pid == pred);
+    if (!pid) {
+        if (!found || isnan(pred)) {
+            rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' names no predicted run (a run "
+                         "imported with 'rssim runs import-measured'): give the predicted run of "
+                         "the same trace as a second --run", id, rs_store_path(st));
+            goto out;
+        }
+        pid = (int64_t)pred;
+    }
+    if ((rc = rs_query_run_get(st, pid, &prun, err)))
+        goto out;
+    have_prun = 1;
+    if (strcmp(prun.status, "done") != 0 || strcmp(prun.kind ? prun.kind : "", "predicted") != 0) {
+        rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is a %s %s run, not a done predicted "
+                     "one", pid, rs_store_path(st), prun.status, prun.kind ? prun.kind : "?");
+        goto out;
+    }
+    if (prun.trace_sha256 && run.trace_sha256 && strcmp(prun.trace_sha256, run.trace_sha256)) {
+        rc = rs_fail(err, RS_EINPUT, "runs %" PRId64 " and %" PRId64 " in '%s' replayed different "
+                     "traces (sha256 %.12s... and %.12s...): nothing to compare", id, pid,
+                     rs_store_path(st), run.trace_sha256, prun.trace_sha256);
+        goto out;
+    }
+    const char *ca = by_time ? "resident_bytes" : "rss_bytes";
+    const char *cb = by_time ? "allocated_bytes" : "accounted_bytes";
+    if ((rc = val_load(st, pid, ca, cb, !by_time, by_time, &p, err)) ||
+        (rc = val_load(st, id, ca, cb, !by_time, by_time, &m, err)))
+        goto out;
+
+    /* the floors: 5 % of the measured peak where both runs have samples */
+    double peak[2] = { 0, 0 }, xend = p.x[p.n - 1];
+    for (size_t i = 0; i < m.n; i++)
+        if (m.x[i] <= xend) {
+            peak[0] = fmax(peak[0], m.a[i]);
+            peak[1] = fmax(peak[1], m.b[i]);
+        }
+    double floor_b[2] = { fmax(VAL_FLOOR_SHARE * peak[0], 1.0),
+                          fmax(VAL_FLOOR_SHARE * peak[1], 1.0) };
+
+    if (!(f = fopen(dat, "w"))) {
+        rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
+        goto out;
+    }
+    fprintf(f, "# rssim plot validate: run %" PRId64 " (measured) against run %" PRId64
+            " (predicted) from '%s'\n# aligned by %s; %s\n# error floor: %.0f and %.0f bytes "
+            "(5 %% of the measured peak of each column)\n", id, pid, rs_store_path(st),
+            by_time ? "virtual time (x: s)" : "run fraction (x: t / the run's last t)",
+            by_time ? "bytes relative to each run's first sample" : "absolute bytes",
+            floor_b[0], floor_b[1]);
+    val_block(f, "predicted", ca, cb, &p);
+    fputs("\n\n", f);
+    val_block(f, "measured", ca, cb, &m);
+    fputs("\n\n", f);
+    dat_title(f, "error");
+    fprintf(f, " %s_error_pct %s_error_pct\n", ca, cb);
+    double worst[2] = { 0, 0 };
+    for (size_t i = 0; i < m.n; i++) {
+        double pa = val_at(&p, 0, m.x[i]), pb = val_at(&p, 1, m.x[i]);
+        if (isnan(pa))
+            continue;
+        double ea = 100.0 * fabs(pa - m.a[i]) / fmax(m.a[i], floor_b[0]);
+        double eb = 100.0 * fabs(pb - m.b[i]) / fmax(m.b[i], floor_b[1]);
+        worst[0] = fmax(worst[0], ea);
+        worst[1] = fmax(worst[1], eb);
+        dat_real(f, m.x[i]);
+        dat_real(f, ea);
+        dat_real(f, eb);
+        fputc('\n', f);
+    }
+    rc = file_close(f, dat, err);
+    f = NULL;
+    if (rc)
+        goto out;
+    snprintf(title, sizeof title, "run %" PRId64 " (measured%s%s) vs run %" PRId64
+             " (predicted, %s)", id, run.label && *run.label ? ": " : "",
+             run.label && *run.label ? run.label : "", pid, prun.preset ? prun.preset : "no preset");
+    char note[256] = "";
+    if (!by_time && run.has_events && prun.has_events && run.events != prun.events)
+        snprintf(note, sizeof note, "; the measured run issued %" PRId64 " records, the predicted "
+                 "one %" PRId64 ": equal fractions are not equal progress", run.events, prun.events);
+    if ((rc = vars_add_string(vars, "title", title, err)) ||
+        (rc = vars_add_string(vars, "events_note", note, err)) ||
+        (rc = vars_add_string(vars, "col_a", ca, err)) ||
+        (rc = vars_add_string(vars, "col_b", cb, err)) ||
+        (rc = vars_add(vars, err, "by_time=%d; floor_a=%.17g; floor_b=%.17g; worst_a=%.17g; "
+                       "worst_b=%.17g; ", by_time, floor_b[0], floor_b[1], worst[0], worst[1])))
+        goto out;
+    double big = 0;
+    for (size_t i = 0; i < p.n; i++)
+        big = fmax(big, fmax(p.a[i], p.b[i]));
+    for (size_t i = 0; i < m.n; i++)
+        big = fmax(big, fmax(m.a[i], m.b[i]));
+    rc = vars_add(vars, err, "bytes_max=%.17g; ", big);
+out:
+    if (f)
+        fclose(f);
+    val_series_release(&p);
+    val_series_release(&m);
+    if (have_prun)
+        rs_query_run_release(&prun);
+    if (have_run)
+        rs_query_run_release(&run);
+    return rc;
 }
 
 /* ---- overshoot ---- */
@@ -581,9 +796,6 @@ static void x_place(const sweep_data *d, int xk, xpos *xp, int *r_numeric)
         }
     *r_numeric = numeric;
 }
-
-/* Write v as a double-quoted data-file string (a '"' becomes '\''). */
-static void dat_title(FILE *f, const char *s);
 
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
 {
@@ -1406,6 +1618,8 @@ int cmd_plot(int argc, char **argv)
                                   : kind->per_sweep   ? "--sweep ID" : "--run ID");
     if (nruns > 1 && !kind->runs_or_sweep && !kind->runs_many)
         return rs_cli_usage_error("plot", "%s takes one --run ID", kind->name);
+    if (nruns > 2 && kind->write_args == validate_write)
+        return rs_cli_usage_error("plot", "validate takes --run MEASURED [--run PREDICTED]");
     if (key && !kind->takes_key)
         return rs_cli_usage_error("plot", "--key is for plot interval, not %s", kind->name);
     if (!out)
