@@ -12,8 +12,11 @@
 # other than the limit), blocks separated by two blank lines; each block
 # starts with a header row naming the columns, where the first column
 # (the point index) is named by the series title: "title" run_id
-# limit_bytes overshoot_steady overshoot_p99 overshoot_max x_steady x_value
-# x_label; then one row per run, sorted by x_value.
+# limit_bytes overshoot_steady overshoot_p99 overshoot_max x_steady
+# accounted_peak_bytes filled x_value x_label; then one row per run, sorted
+# by x_value.  filled 0: the cache never reached 85 % of its limit, so its
+# rss/limit is no overshoot (the limit was never the constraint): such a
+# run is a grey diamond, and no line joins it to the others.
 #
 # x: the limit (MiB; GiB from 10 GiB) when a varied key is the limit
 # (x_key ''); else x_key names the key along x (a sweep of alloc= at one
@@ -89,7 +92,7 @@ set tics nomirror
 set yrange [0:*]
 # the key (one row per series, three for the markers) sits in headroom
 # above the highest point, so it never hides data
-set offsets 0, 0, graph (nseries + 3) * 0.065, 0
+set offsets 0, 0, graph (nseries + 4) * 0.065, 0
 set key inside top right vertical samplen 3 opaque box lc rgb 'white'
 
 # categories: labels from every series' points (x_label), points only (no
@@ -107,11 +110,22 @@ if (cat) {
          NaN with points pt 1 ps 1.2 lw 2 lc rgb 'gray40' title '(1−x)⁻¹ from measured x_steady'
     exit
 }
-plot for [i = 0:nseries - 1] datafile index i using (lim(0)):(column('overshoot_steady')) \
+# the runs whose cache never filled, if any, get their own key entry
+nfill = 0
+do for [i = 0:nseries - 1] {
+    stats datafile index i using (column('filled') > 0.5 ? 0 : 1) nooutput
+    nfill = nfill + STATS_sum
+}
+full(c) = column('filled') > 0.5 ? column(c) : NaN
+plot for [i = 0:nseries - 1] datafile index i using (lim(0)):(full('overshoot_steady')) \
          with linespoints lw 2 pt 7 ps 1.2 lc i + 1 title columnheader(1), \
+     for [i = 0:nseries - 1] datafile index i using (lim(0)):(column('filled') > 0.5 ? NaN : column('overshoot_steady')) \
+         with points pt 13 ps 2 lc i + 1 notitle, \
+     NaN with points pt 13 ps 2 lc rgb 'gray40' \
+         title (nfill > 0 ? 'cache never filled (peak < 85% of the limit): rss/limit, no overshoot' : ''), \
      for [i = 0:nseries - 1] datafile index i using (lim(0)):(column('overshoot_max')) \
          with points pt 6 ps 1.6 lc i + 1 notitle, \
-     for [i = 0:nseries - 1] datafile index i using (lim(0)):(1 / (1 - column('x_steady'))) \
+     for [i = 0:nseries - 1] datafile index i using (lim(0)):(1 / (1 - full('x_steady'))) \
          with linespoints lw 1.5 dt 2 pt 1 ps 1.2 lc i + 1 notitle, \
      NaN with linespoints lw 2 pt 7 lc rgb 'gray40' title 'steady rss/limit (overshoot_steady)', \
      NaN with points pt 6 ps 1.6 lc rgb 'gray40' title 'peak rss/limit (overshoot_max)', \

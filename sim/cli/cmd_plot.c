@@ -615,15 +615,20 @@ out:
 
 /* ---- overshoot ---- */
 
-enum { M_LIMIT, M_STEADY, M_P99, M_MAX, M_X, M_COUNT };
+enum { M_LIMIT, M_STEADY, M_P99, M_MAX, M_X, M_ACC_PEAK, M_COUNT };
 static const char *const metric_names[M_COUNT] = {
     [M_LIMIT] = "limit_bytes",     [M_STEADY] = "overshoot_steady",
     [M_P99] = "overshoot_p99",     [M_MAX] = "overshoot_max",
-    [M_X] = "x_steady",
+    [M_X] = "x_steady",             [M_ACC_PEAK] = "accounted_peak_bytes",
 };
 
+/* A cache whose peak stays under this share of its limit never filled: its
+ * rss/limit says how much of the limit went unused, not an overshoot (the
+ * share scripts/reproduce-mds-19954 calls "full"). */
+#define FILLED_SHARE 0.85
+
 #define MAX_KEYS 16
-#define MAX_METRICS 8
+#define MAX_METRICS 12
 
 typedef struct point {
     int64_t run_id, point_index;
@@ -871,7 +876,7 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
         fputs("\" run_id", f);
         for (int m = 0; m < M_COUNT; m++)
             fprintf(f, " %s", metric_names[m]);
-        fputs(" x_value x_label\n", f);
+        fputs(" filled x_value x_label\n", f);
         for (size_t i = 0; i < d.npts; i++) {
             const point *pt = xp[i].pt;
             if (pt->series != sr)
@@ -879,6 +884,8 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
             fprintf(f, "%" PRId64 " %" PRId64, pt->point_index, pt->run_id);
             for (int m = 0; m < M_COUNT; m++)
                 dat_real(f, pt->m[m]);
+            /* unknown (no accounted_peak_bytes): drawn as filled */
+            fprintf(f, " %d", !(pt->m[M_ACC_PEAK] < FILLED_SHARE * pt->m[M_LIMIT]));
             dat_real(f, xp[i].x);
             fputc(' ', f);
             dat_title(f, xk >= 0 ? pt->value[xk] : "-");

@@ -33,13 +33,19 @@ expect_status 0 "overshoot of 16G..64G" "$RSSIM" plot overshoot --db "$DB" --swe
 check "overshoot: limit axis in GiB" grep -qF '<text>cache limit (GiB)</text>' "$P/ov2.svg"
 check "overshoot: GiB numbers on the axis (20 .. 60)" test "$(grep -cE '<text> ?[2-6]0</text>' "$P/ov2.svg")" -ge 3
 
+# a cache that never filled is not joined to the others as an overshoot
+check "64G never filled: marked in the data" grep -qE '^2 6 68719476736 .* 42949672960 0 ' "$P/ov2.dat"
+check "filled ones marked too" test "$(grep -cE '^[01] [45] .* 1 [0-9]+ "' "$P/ov2.dat")" = 2
+check "never filled: said in the key" grep -qF 'cache never filled (peak &lt; 85% of the limit)' "$P/ov2.svg"
+
 # 2. a sweep of alloc= alone: alloc along x, its values as tick labels
 expect_status 0 "overshoot of an alloc sweep" "$RSSIM" plot overshoot --db "$DB" --sweep 1 -o "$P/ov1.svg"
+check "alloc sweep: all filled, no such key" test "$(grep -c "cache never filled" "$P/ov1.svg")" = 0
 check "alloc sweep: x label names alloc" grep -qF 'alloc (the only key the sweep varies; limit 12 GiB)' "$P/ov1.svg"
 for a in glibc jemalloc tcmalloc; do
   check "alloc sweep: tick label $a" grep -qF "<text>$a</text>" "$P/ov1.svg"
 done
-check "alloc sweep: three x positions" test "$(awk '/^[0-9]/ { print $8 }' "$P/ov1.dat" | sort -u | tr '\n' ' ')" = "0 1 2 "
+check "alloc sweep: three x positions" test "$(awk '/^[0-9]/ { print $10 }' "$P/ov1.dat" | sort -u | tr '\n' ' ')" = "0 1 2 "
 x_glibc=$(svg_xy glibc "$P/ov1.svg" | cut -d' ' -f1); x_tc=$(svg_xy tcmalloc "$P/ov1.svg" | cut -d' ' -f1)
 check "alloc sweep: categories apart on x ($x_glibc < $x_tc)" awk -v a="$x_glibc" -v b="$x_tc" 'BEGIN { exit !(b - a > 300) }'
 
