@@ -239,6 +239,7 @@ typedef struct dat_out {
     size_t at[TS_NCOLUMNS]; /* narrow: the int_columns index of each */
     double bytes_max;       /* the largest accounted, resident, rss or limit */
     double rss_resident_max; /* the largest rss - resident (base): 0 when rss hides resident */
+    double t_max_ns;         /* the last sample's time */
 } dat_out;
 
 /* A sample row: run_id, then the columns (integers exactly); keeps the
@@ -264,6 +265,7 @@ static int timeseries_row(void *ctx, int64_t run_id, const rs_sample *smp, rs_er
                            (double)(int64_t)smp->resident_bytes),
                       fmax((double)(int64_t)smp->rss_bytes, (double)(int64_t)smp->limit_bytes));
     o->bytes_max = fmax(o->bytes_max, big);
+    o->t_max_ns = fmax(o->t_max_ns, (double)(int64_t)smp->t_ns);
     o->rss_resident_max = fmax(o->rss_resident_max,
                                fabs((double)(int64_t)smp->rss_bytes -
                                     (double)(int64_t)smp->resident_bytes));
@@ -285,11 +287,14 @@ static void dat_narrow(dat_out *o, FILE *f)
 }
 
 /* The template variables about the data: bytes_max (the unit: GiB from
- * 10 GiB, MiB below) and rss_resident_max (0: rss and resident coincide). */
+ * 10 GiB, MiB below), rss_resident_max (0: rss and resident coincide) and
+ * t_max_ns: with them timeseries.gp sets its ranges and labelled ticks
+ * without a pass over the data, and draws raw columns (no expression per
+ * point: gnuplot makes three system calls per evaluated expression). */
 static int vars_add_bytes(char *vars, const dat_out *o, rs_err *err)
 {
-    return vars_add(vars, err, "bytes_max=%.17g; rss_resident_max=%.17g; ", o->bytes_max,
-                    o->rss_resident_max);
+    return vars_add(vars, err, "bytes_max=%.17g; rss_resident_max=%.17g; t_max_ns=%.17g; ",
+                    o->bytes_max, o->rss_resident_max, o->t_max_ns);
 }
 
 /* One run's samples: every column (breakdown) or the timeseries' (narrow). */

@@ -7,6 +7,7 @@
 --   sweep 2: varies kv_cache_limit only (16G 32G 64G): GiB on the axis, and
 --            the lone series named for what it is; the 64G cache peaks at
 --            40 GiB (never filled: its rss/limit is no overshoot)
+--   plan 1:  sweep 2's limits evaluated for one daemon on a 96 GiB node
 --   run 7:   a lone 24 GiB run, base_bytes 0 (resident = rss at every sample),
 --            100 samples 1 s apart
 --   run 8:   an osd-like run whose latency quantiles span less than a decade
@@ -83,6 +84,18 @@ INSERT INTO metrics(run_id, name, value)
 VALUES (8, 'latency_p1_ns', 200000), (8, 'latency_p50_ns', 350000),
        (8, 'latency_p90_ns', 600000), (8, 'latency_p99_ns', 800000),
        (8, 'latency_p99.9_ns', 900000);
+
+-- plan 1: the limits of sweep 2 evaluated for one daemon on a 96 GiB node
+UPDATE runs SET seed = 1 WHERE id IN (4, 5, 6);
+INSERT INTO metrics(run_id, name, value)
+SELECT id, 'overshoot_p50', ov FROM pts WHERE sweep = 2
+UNION ALL SELECT id, 'rss_peak_bytes', (ov + 0.10) * limit_gib * 1073741824.0 FROM pts WHERE sweep = 2;
+INSERT INTO plans(id, created_at, status, preset, workload, limit_key, ram_bytes, daemons,
+                  headroom, quantile, seeds, tol_rel, rule_factor, outcome, limit_bytes, verdict)
+VALUES (1, '2024-01-01T00:00:00.000Z', 'done', 'kv-small', 'traces/t.bin', 'kv_cache_limit',
+        103079215104, 1, 0.1, 'p99', 1, 0.02, 1.5, 'found', 34359738368, 'safe');
+INSERT INTO plan_evals(plan_id, run_id, seed, limit_bytes, reused)
+SELECT 1, id, 1, limit_gib * 1073741824, 0 FROM pts WHERE sweep = 2;
 
 -- runs 9 (predicted) and 10 (measured by rssim validate)
 INSERT INTO runs(id, kind, status, created_at, started_at, finished_at, version, trace_path,

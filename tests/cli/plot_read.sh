@@ -33,6 +33,10 @@ expect_status 0 "overshoot of 16G..64G" "$RSSIM" plot overshoot --db "$DB" --swe
 check "overshoot: limit axis in GiB" grep -qF '<text>cache limit (GiB)</text>' "$P/ov2.svg"
 check "overshoot: GiB numbers on the axis (20 .. 60)" test "$(grep -cE '<text> ?[2-6]0</text>' "$P/ov2.svg")" -ge 3
 
+expect_status 0 "capacity of a 96 GiB node" "$RSSIM" plot capacity --db "$DB" --plan 1 -o "$P/cap.svg"
+check "capacity: GiB on both axes" grep -qF '<text>predicted RSS of one daemon (GiB)</text>' "$P/cap.svg"
+check "capacity: limit axis in GiB" grep -qF '<text>kv_cache_limit (GiB)</text>' "$P/cap.svg"
+
 # a cache that never filled is not joined to the others as an overshoot
 check "64G never filled: marked in the data" grep -qE '^2 6 68719476736 .* 42949672960 0 ' "$P/ov2.dat"
 check "filled ones marked too" test "$(grep -cE '^[01] [45] .* 1 [0-9]+ "' "$P/ov2.dat")" = 2
