@@ -9,8 +9,13 @@
  * whose first name is the series' title) and runs gnuplot on the template
  * scripts/<kind>.gp, passing datafile, out, term, title (and nseries) with
  * -e.  Every drawing decision (units, colours, log axes, keys) is in the
- * template.  The terminal follows the output's suffix: .png -> pngcairo,
- * .svg -> svg.  Only runs with status 'done' are plotted.
+ * template; the C side passes facts about the data a template would need
+ * a pass over it for (bytes_max, t_max_ns, whether rss ever differs from
+ * resident) and, for overshoot, where each point sits on x (the limit, or
+ * the one varied key when none is the limit).  Sizes are MiB, or GiB from
+ * 10 GiB, in every template.  The terminal follows the output's suffix:
+ * .png -> pngcairo, .svg -> svg, .txt -> dumb.  Only runs with status
+ * 'done' are plotted.
  *
  * Env: RSSIM_GNUPLOT overrides the gnuplot found at build time,
  * RSSIM_SCRIPTS the templates' folder.
@@ -771,7 +776,10 @@ typedef struct xpos {
 static int by_x(const void *a, const void *b)
 {
     const xpos *x = a, *y = b;
-    if (x->x != y->x)
+    int xn = isnan(x->x), yn = isnan(y->x); /* a missing limit sorts last */
+    if (xn != yn)
+        return xn - yn;
+    if (!xn && x->x != y->x)
         return x->x < y->x ? -1 : 1;
     return x->pt->point_index < y->pt->point_index ? -1 : x->pt->point_index > y->pt->point_index;
 }
