@@ -7,6 +7,10 @@
 --   sweep 2: varies kv_cache_limit only (16G 32G 64G): GiB on the axis, and
 --            the lone series named for what it is; the 64G cache peaks at
 --            40 GiB (never filled: its rss/limit is no overshoot)
+--   sweep 3: varies bluestore_cache_trim_interval only (50ms 200ms): the lone
+--            series of plot interval named for what it is
+--   sweep 4: varies a number (threads=1,2,4) at one limit: the key on x as
+--            numbers
 --   plan 1:  sweep 2's limits evaluated for one daemon on a 96 GiB node
 --   run 7:   a lone 24 GiB run, base_bytes 0 (resident = rss at every sample),
 --            100 samples 1 s apart
@@ -84,6 +88,36 @@ INSERT INTO metrics(run_id, name, value)
 VALUES (8, 'latency_p1_ns', 200000), (8, 'latency_p50_ns', 350000),
        (8, 'latency_p90_ns', 600000), (8, 'latency_p99_ns', 800000),
        (8, 'latency_p99.9_ns', 900000);
+
+-- sweeps 3 and 4
+INSERT INTO sweeps(id, spec_hash, created_at, trace_path, trace_sha256, preset, spec,
+                   varied_keys, points, jobs, status)
+VALUES (3, 'read-3', '2024-01-01T00:00:00.000Z', 'traces/f.bin', 'ef', 'osd',
+        '--vary bluestore_cache_trim_interval=50ms,200ms', 'bluestore_cache_trim_interval', 2, 1,
+        'done'),
+       (4, 'read-4', '2024-01-01T00:00:00.000Z', 'traces/t.bin', 'ab', 'kv-small',
+        '--vary threads=1,2,4', 'threads', 3, 1, 'done');
+CREATE TEMP TABLE more(id INTEGER, sweep INTEGER, pt INTEGER, key TEXT, value TEXT, ov REAL);
+INSERT INTO more VALUES (11, 3, 0, 'bluestore_cache_trim_interval', '50ms', 1.20),
+                        (12, 3, 1, 'bluestore_cache_trim_interval', '200ms', 1.35),
+                        (13, 4, 0, 'threads', '1', 1.50), (14, 4, 1, 'threads', '2', 1.55),
+                        (15, 4, 2, 'threads', '4', 1.65);
+INSERT INTO runs(id, kind, status, created_at, started_at, finished_at, version, trace_path,
+                 trace_sha256, preset, seed, param_hash, sweep_id, point_index, label, events,
+                 wall_ns)
+SELECT id, 'predicted', 'done', '2024-01-01T00:00:00.000Z', '2024-01-01T00:00:01.000Z',
+       '2024-01-01T00:00:02.000Z', '0.1.0', 'traces/t.bin', 'ab', 'kv-small', 1,
+       'feedface000000' || id, sweep, pt, key || '=' || value, 1000, 5000000
+FROM more;
+INSERT INTO params(run_id, key, value) SELECT id, key, value FROM more;
+INSERT INTO metrics(run_id, name, value)
+SELECT id, 'limit_bytes', 1073741824.0 FROM more
+UNION ALL SELECT id, 'overshoot_steady', ov FROM more
+UNION ALL SELECT id, 'overshoot_max', ov + 0.1 FROM more
+UNION ALL SELECT id, 'x_steady', 0.3 FROM more
+UNION ALL SELECT id, 'accounted_peak_bytes', 1.05 * 1073741824.0 FROM more
+UNION ALL SELECT id, 'excess_peak_bytes', 0.05 * 1073741824.0 FROM more
+UNION ALL SELECT id, 'iops', 20000 - 1000 * pt FROM more WHERE sweep = 3;
 
 -- plan 1: the limits of sweep 2 evaluated for one daemon on a 96 GiB node
 UPDATE runs SET seed = 1 WHERE id IN (4, 5, 6);

@@ -78,6 +78,14 @@ check "breakdown key: says how to read it" grep -qF 'top of the stack first' "$P
 check "no 'all points' anywhere" test "$(cat "$P"/*.dat "$P"/*.svg | grep -c 'all points')" = 0
 check "lone series of a limit sweep" grep -qF '"all 3 done runs (only kv_cache_limit varies)" run_id ' "$P/ov2.dat"
 check "lone series of an alloc sweep" grep -qF '"all 3 done runs (only alloc varies)" run_id ' "$P/ov1.dat"
+expect_status 0 "interval of a sweep of the interval alone" "$RSSIM" plot interval --db "$DB" --sweep 3 -o "$P/iv3.svg"
+check "lone series of an interval sweep" grep -qF '"all 2 done runs (only bluestore_cache_trim_interval varies)" run_id ' "$P/iv3.dat"
+check "interval key names it" grep -qF 'all 2 done runs (only bluestore_cache_trim_interval varies)' "$P/iv3.svg"
+# a numeric key that is not the limit: numbers along x
+expect_status 0 "overshoot of a threads sweep" "$RSSIM" plot overshoot --db "$DB" --sweep 4 -o "$P/ov4.svg"
+check "threads sweep: x named" grep -qF 'threads (the only key the sweep varies; limit 1024 MiB)' "$P/ov4.svg"
+check "threads sweep: x as numbers" test "$(awk '/^[0-9]/ { print $10 }' "$P/ov4.dat" | tr '\n' ' ')" = "1 2 4 "
+check "threads sweep: a numeric axis" grep -qF '# varied keys: threads; limit key: (none); x: x_value (numeric)' "$P/ov4.dat"
 
 # 6. latencies within a decade: a linear axis numbered, not one log tick
 expect_status 0 "latency under a decade" "$RSSIM" plot latency --db "$DB" --run 8 -o "$P/lat8.svg"
