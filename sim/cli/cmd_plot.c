@@ -384,6 +384,7 @@ static int breakdown_write(rs_store *st, int64_t id, const char *dat, char *vars
  * near-zero measured value cannot blow the error up. */
 
 #define VAL_FLOOR_SHARE 0.05
+#define VAL_MAX_SAMPLES 10000000 /* per run: 240 MB of doubles */
 
 typedef struct val_series {
     double *x, *a, *b; /* x (s or fraction), then the two columns */
@@ -406,7 +407,9 @@ static int val_row(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
 {
     val_read *r = ctx;
     val_series *v = r->v;
-    (void)run_id;
+    if (v->n == VAL_MAX_SAMPLES)
+        return rs_fail(err, RS_EINPUT, "run %" PRId64 " has more than %d samples: too many to "
+                       "compare", run_id, VAL_MAX_SAMPLES);
     if (v->n == v->cap) {
         size_t cap = v->cap ? 2 * v->cap : 256;
         double *x = realloc(v->x, cap * sizeof *x);
