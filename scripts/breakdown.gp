@@ -5,6 +5,9 @@
 # allocator metadata, free-but-resident pages (fragmentation: resident -
 # allocated - caches - metadata), and memory outside the cache (base).
 # The top of the stack is rss_bytes; the dashed line is the limit.
+# The key sits below the plot (never past its right edge), its entries in
+# the stack's order read top to bottom: column by column, the top band
+# first.  bytes_max (from rssim) sets the unit: GiB from 10 GiB, MiB below.
 #
 # Called by `rssim plot breakdown` as
 #   gnuplot -e "datafile='out/x.dat'; out='out/x.png'; term='pngcairo'; title='...'" breakdown.gp
@@ -16,11 +19,12 @@ if (!exists("datafile") || !exists("out")) {
 }
 if (!exists("term")) term = 'pngcairo'
 if (!exists("title")) title = ''
+if (!exists("bytes_max")) bytes_max = 0
 
 if (term eq 'svg') {
-    set terminal svg size 1100,650 dynamic font 'DejaVu Sans,13' background rgb 'white' noenhanced
+    set terminal svg size 1100,700 dynamic font 'DejaVu Sans,13' background rgb 'white' noenhanced
 } else {
-    set terminal pngcairo size 1200,700 font 'DejaVu Sans,12' noenhanced
+    set terminal pngcairo size 1200,760 font 'DejaVu Sans,12' noenhanced
 }
 if (term eq 'dumb') {
     set terminal dumb size 100,32 noenhanced
@@ -29,10 +33,12 @@ set output out
 set datafile columnheaders
 set encoding utf8
 
-MiB = 1048576.0
+big = bytes_max >= 10 * 1073741824.0
+MiB = big ? 1073741824.0 : 1048576.0
+unit = big ? 'GiB' : 'MiB'
 t_s(c) = column('t_ns') / 1e9
 pos(x) = x > 0 ? x : 0
-# cumulative tops of the stack, in MiB
+# cumulative tops of the stack, in the unit
 acc(c) = column('accounted_bytes') / MiB
 unt(c) = acc(0) + column('untracked_bytes') / MiB
 rnd(c) = unt(0) + pos(column('allocated_bytes') - column('requested_bytes')) / MiB
@@ -43,14 +49,16 @@ bas(c) = frg(0) + column('base_bytes') / MiB
 
 set title title
 set xlabel 'virtual time (s)'
-set ylabel 'memory (MiB)'
+set ylabel sprintf('memory (%s)', unit)
 set grid lc rgb '#dddddd' front
 set border 3
 set tics nomirror
 set yrange [0:*]
 set xrange [0:*]
-set offsets 0, 0, graph 0.25, 0
-set key inside top left horizontal maxrows 3 samplen 2 opaque box lc rgb 'white'
+set offsets 0, 0, graph 0.05, 0
+set bmargin 11
+set key below center vertical Left reverse maxrows 4 samplen 3 width 2 \
+    title 'top of the stack first (read down each column)' box lc rgb 'gray70'
 set style fill solid 0.85 noborder
 
 plot datafile using (t_s(0)):(bas(0)) with filledcurves x1 lc rgb '#7f7f7f' title 'base', \

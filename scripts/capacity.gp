@@ -6,7 +6,8 @@
 # daemon may use); the safe region (limits up to the chosen one, RSS within
 # the budget) is shaded; the rule of thumb (RSS = factor x limit; mds 1.5,
 # osd 1.0 and 1.15) is dotted; the chosen limit is a vertical line.
-# Units: GiB when the largest number drawn is at least 1 GiB, else MiB.
+# Units: GiB when the largest number drawn is at least 10 GiB, else MiB
+# (the rule of every rssim plot and table).
 #
 # Called by `rssim plot capacity` as
 #   gnuplot -e "datafile='x.dat'; out='x.png'; term='pngcairo'; title='...';
@@ -38,7 +39,7 @@ stats datafile using (column('limit_bytes')) nooutput
 xmax = STATS_max
 stats datafile using (column('peak_max')) nooutput
 ymax = STATS_max > ram_per_daemon ? STATS_max : ram_per_daemon
-big = (xmax > ymax ? xmax : ymax) >= 1073741824.0
+big = (xmax > ymax ? xmax : ymax) >= 10 * 1073741824.0
 U = big ? 1073741824.0 : 1048576.0
 unit = big ? 'GiB' : 'MiB'
 

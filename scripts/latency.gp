@@ -1,7 +1,9 @@
 # latency.gp — the op latency CDF of one or more runs (osd): for each run,
 # the share of ops that finished within a latency, from the run's
 # latency_p<q>_ns metrics (one point per quantile q).  The latency axis is
-# logarithmic; its unit (µs or ms) follows the largest latency drawn.
+# logarithmic when the latencies span a decade or more (with at least three
+# labelled ticks), else linear; its unit (µs or ms) follows the largest
+# latency drawn.
 #
 # Called by `rssim plot latency` as
 #   gnuplot -e "datafile='out/x.dat'; out='out/x.png'; term='pngcairo'; title='...'; nseries=2" latency.gp
@@ -42,12 +44,30 @@ if (hi >= 1e7) {
 }
 lat(c) = column('latency_ns') / unit
 if (lo <= 0) lo = hi / 1e3
-set logscale x 10
-set xrange [lo / unit / 1.5 : hi / unit * 1.5]
+# a log axis over a decade or more, with 1-2-5 ticks added when it spans
+# under three decades (gnuplot would label powers of ten only: one or two
+# ticks); under a decade a linear axis (a log one would show one tick)
+xlog = hi >= 10 * lo
+if (xlog) {
+    set logscale x 10
+    set xrange [lo / unit / 1.5 : hi / unit * 1.5]
+    if (hi < 1000 * lo) {
+        set xtics format '%g'
+        do for [e = floor(log10(lo / unit / 1.5)) : ceil(log10(hi / unit * 1.5))] {
+            do for [m = 1:3] {
+                v = (m == 1 ? 1 : m == 2 ? 2 : 5) * 10.0 ** e
+                set xtics add (sprintf('%g', v) v)
+            }
+        }
+    }
+} else {
+    pad = (hi - lo) * 0.08 + hi * 0.01
+    set xrange [(lo - pad) / unit < 0 ? 0 : (lo - pad) / unit : (hi + pad) / unit]
+}
 
 set output out
 set title title
-set xlabel sprintf('op latency (%s, log scale)', unitname)
+set xlabel sprintf('op latency (%s%s)', unitname, xlog ? ', log scale' : '')
 set ylabel 'ops completed within the latency (%)'
 set grid lc rgb '#dddddd'
 set grid mxtics

@@ -9,8 +9,13 @@
  * whose first name is the series' title) and runs gnuplot on the template
  * scripts/<kind>.gp, passing datafile, out, term, title (and nseries) with
  * -e.  Every drawing decision (units, colours, log axes, keys) is in the
- * template.  The terminal follows the output's suffix: .png -> pngcairo,
- * .svg -> svg.  Only runs with status 'done' are plotted.
+ * template; the C side passes facts about the data a template would need
+ * a pass over it for (bytes_max, t_max_ns, whether rss ever differs from
+ * resident) and, for overshoot, where each point sits on x (the limit, or
+ * the one varied key when none is the limit).  Sizes are MiB, or GiB from
+ * 10 GiB, in every template.  The terminal follows the output's suffix:
+ * .png -> pngcairo, .svg -> svg, .txt -> dumb.  Only runs with status
+ * 'done' are plotted.
  *
  * Env: RSSIM_GNUPLOT overrides the gnuplot found at build time,
  * RSSIM_SCRIPTS the templates' folder.
@@ -21,6 +26,7 @@
 #include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,11 +68,12 @@ typedef struct plot_kind {
     int per_plan; /* 1: takes --plan ID (and nothing else), through write_args */
 } plot_kind;
 
-static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
+static int breakdown_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
 static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                                  rs_err *err);
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
-static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err);
+static int validate_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                          rs_err *err);
 static int latency_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                          rs_err *err);
 static int interval_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
@@ -86,11 +93,13 @@ static const plot_kind kinds[] = {
     { .name = "breakdown", .per_sweep = 0, .template = "breakdown.gp",
       .summary = "one run: rss split into accounted, untracked, rounding, caches, "
                  "metadata, free-but-resident and base, stacked over virtual time",
-      .write = timeseries_write },
+      .write = breakdown_write },
     { .name = "validate", .per_sweep = 0, .template = "validate.gp",
-      .summary = "one validation (--run the measured run): predicted and measured "
-                 "resident and allocated bytes over virtual time",
-      .write = validate_write },
+      .summary = "a measured run (--run M) against its predicted run (the one 'rssim "
+                 "validate' made, or a second --run P): both to their last sample and the "
+                 "error; 'rssim validate' runs by virtual time, imported ones (ceph-measure) "
+                 "by run fraction",
+      .write_args = validate_write, .runs_many = 1 },
     { .name = "latency", .per_sweep = 0, .template = "latency.gp",
       .summary = "runs or a sweep (osd): the op latency CDF of each run, from its "
                  "latency_p<q>_ns metrics",
@@ -114,7 +123,8 @@ static void usage(FILE *f)
             "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot breakdown  --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
             "       rssim plot overshoot  --sweep ID [--db PATH] -o out/NAME.png|.svg|.txt\n"
-            "       rssim plot validate   --run ID   [--db PATH] -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot validate   --run MEASURED [--run PREDICTED] [--db PATH]\n"
+            "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot latency    --run ID [--run ID ...] | --sweep ID [--db PATH]\n"
             "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot interval   --sweep ID [--key KEY] [--db PATH]\n"
@@ -126,8 +136,10 @@ static void usage(FILE *f)
     fprintf(f,
             "\nOnly runs that are done are drawn.  The data goes to NAME.dat beside the\n"
             "output; the drawing is scripts/<kind>.gp (gnuplot; Debian package gnuplot-nox).\n\n"
-            "      --run ID      the run (timeseries, breakdown; validate: the measured run;\n"
-            "                    timeseries, latency: repeat it to overlay several runs)\n"
+            "      --run ID      the run (timeseries, breakdown; validate: the measured run,\n"
+            "                    then, for one imported from a real daemon, the predicted\n"
+            "                    run of the same trace; timeseries, latency: repeat it to\n"
+            "                    overlay several runs)\n"
             "      --sweep ID    the sweep (overshoot, interval; latency: its done runs)\n"
             "      --key KEY     interval: the swept trim interval key (a duration)\n"
             "      --plan ID     capacity: the plan ('rssim plan' prints its id)\n"
@@ -195,33 +207,104 @@ static void dat_real(FILE *f, double v)
         fprintf(f, " %.10g", v);
 }
 
+/* Write s into a data file's double-quoted title (a '"' becomes '\''). */
+static void dat_title(FILE *f, const char *s);
+
 /* ---- timeseries ---- */
 
 #define COL_NAME(name) " " #name
 
+/* Where a sample's integer columns are, by name (the data file's columns
+ * are read through this table, so a plot writes only what it draws). */
+static const struct {
+    const char *name;
+    size_t offset;
+} int_columns[] = {
+#define INT_AT(name) { #name, offsetof(rs_sample, name) },
+    RS_SAMPLE_INT_COLUMNS(INT_AT)
+#undef INT_AT
+};
+
+static uint64_t sample_int(const rs_sample *smp, size_t k)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)smp + int_columns[k].offset, sizeof v);
+    return v;
+}
+
+/* What timeseries.gp draws (and breakdown.gp: every column). */
+static const char *const timeseries_columns[] = { "t_ns", "accounted_bytes", "resident_bytes",
+                                                  "rss_bytes", "limit_bytes", "base_bytes" };
+#define TS_NCOLUMNS (sizeof timeseries_columns / sizeof timeseries_columns[0])
+
 typedef struct dat_out {
     FILE *f;
     long long n; /* rows written */
+    int narrow;  /* 1: timeseries_columns only; 0: every column */
+    size_t at[TS_NCOLUMNS]; /* narrow: the int_columns index of each */
+    double bytes_max;       /* the largest accounted, resident, rss or limit */
+    double rss_resident_max; /* the largest rss - resident (base): 0 when rss hides resident */
+    double t_max_ns;         /* the last sample's time */
 } dat_out;
 
-/* A sample row: run_id, then every column (integers exactly). */
+/* A sample row: run_id, then the columns (integers exactly); keeps the
+ * numbers the templates choose units and notes by. */
 static int timeseries_row(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
 {
     dat_out *o = ctx;
     (void)err;
     fprintf(o->f, "%lld", (long long)run_id);
+    if (o->narrow) {
+        for (size_t k = 0; k < TS_NCOLUMNS; k++)
+            fprintf(o->f, " %lld", (long long)(int64_t)sample_int(smp, o->at[k]));
+    } else {
 #define DAT_INT(name) fprintf(o->f, " %lld", (long long)(int64_t)smp->name);
 #define DAT_REAL(name) dat_real(o->f, smp->name);
-    RS_SAMPLE_INT_COLUMNS(DAT_INT)
-    RS_SAMPLE_REAL_COLUMNS(DAT_REAL)
+        RS_SAMPLE_INT_COLUMNS(DAT_INT)
+        RS_SAMPLE_REAL_COLUMNS(DAT_REAL)
 #undef DAT_INT
 #undef DAT_REAL
+    }
     fputc('\n', o->f);
+    double big = fmax(fmax((double)(int64_t)smp->accounted_bytes,
+                           (double)(int64_t)smp->resident_bytes),
+                      fmax((double)(int64_t)smp->rss_bytes, (double)(int64_t)smp->limit_bytes));
+    o->bytes_max = fmax(o->bytes_max, big);
+    o->t_max_ns = fmax(o->t_max_ns, (double)(int64_t)smp->t_ns);
+    o->rss_resident_max = fmax(o->rss_resident_max,
+                               fabs((double)(int64_t)smp->rss_bytes -
+                                    (double)(int64_t)smp->resident_bytes));
     o->n++;
     return 0;
 }
 
-static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+/* Narrow o to timeseries_columns; writes their header names after run_id. */
+static void dat_narrow(dat_out *o, FILE *f)
+{
+    o->narrow = 1;
+    for (size_t k = 0; k < TS_NCOLUMNS; k++) {
+        for (size_t j = 0; j < sizeof int_columns / sizeof int_columns[0]; j++)
+            if (!strcmp(int_columns[j].name, timeseries_columns[k]))
+                o->at[k] = j;
+        fprintf(f, " %s", timeseries_columns[k]);
+    }
+    fputc('\n', f);
+}
+
+/* The template variables about the data: bytes_max (the unit: GiB from
+ * 10 GiB, MiB below), rss_resident_max (0: rss and resident coincide) and
+ * t_max_ns: with them timeseries.gp sets its ranges and labelled ticks
+ * without a pass over the data, and draws raw columns (no expression per
+ * point: gnuplot makes three system calls per evaluated expression). */
+static int vars_add_bytes(char *vars, const dat_out *o, rs_err *err)
+{
+    return vars_add(vars, err, "bytes_max=%.17g; rss_resident_max=%.17g; t_max_ns=%.17g; ",
+                    o->bytes_max, o->rss_resident_max, o->t_max_ns);
+}
+
+/* One run's samples: every column (breakdown) or the timeseries' (narrow). */
+static int samples_write(rs_store *st, int64_t id, const char *dat, char *vars, int narrow,
+                         rs_err *err)
 {
     static const char header[] =
         "run_id" RS_SAMPLE_INT_COLUMNS(COL_NAME) RS_SAMPLE_REAL_COLUMNS(COL_NAME);
@@ -247,88 +330,318 @@ static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *var
 
     if (!(o.f = fopen(dat, "w")))
         return rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
-    fprintf(o.f, "# rssim plot timeseries: samples of run %" PRId64 " from '%s'\n", id,
-            rs_store_path(st));
-    fprintf(o.f, "%s\n", header);
-    rc = rs_query_samples(st, &(rs_query_scope){ .run_id = id }, NULL, 0, timeseries_row, &o, err);
+    fprintf(o.f, "# rssim plot %s: samples of run %" PRId64 " from '%s'\n",
+            narrow ? "timeseries" : "breakdown", id, rs_store_path(st));
+    if (narrow) {
+        fputs("run_id", o.f);
+        dat_narrow(&o, o.f);
+    } else {
+        fprintf(o.f, "%s\n", header);
+    }
+    rc = rs_query_samples(st, &(rs_query_scope){ .run_id = id }, narrow ? timeseries_columns : NULL,
+                          narrow ? TS_NCOLUMNS : 0, timeseries_row, &o, err);
     int crc = file_close(o.f, dat, err);
     if (rc || crc)
         return rc ? rc : crc;
     if (o.n == 0)
         return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
                        id, rs_store_path(st));
+    return vars_add_bytes(vars, &o, err);
+}
+
+static int timeseries_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+{
+    return samples_write(st, id, dat, vars, 1, err);
+}
+
+static int breakdown_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+{
+    return samples_write(st, id, dat, vars, 0, err);
+}
+
+/* ---- validate: a measured run against the predicted run of the same trace ----
+ *
+ * Two ways to put the runs on one x axis, chosen by what the store holds:
+ *  - time: a measured run of `rssim validate` (it has the metric
+ *    predicted_run_id) was sampled at the predicted run's virtual times, so
+ *    x is virtual time; its columns are resident_bytes and allocated_bytes,
+ *    both taken relative to the run's first sample (t = 0), the baseline of
+ *    the table `rssim validate` prints;
+ *  - fraction: a run imported from a real daemon (`rssim runs
+ *    import-measured`, scripts/ceph-measure) is sampled in wall time since
+ *    the workload started, which runs several times slower than virtual
+ *    time and not in proportion; neither run stores how many trace records
+ *    had been replayed at a sample, only the total, so x is the fraction of
+ *    each run's span (t / its last sample's t) — both replayed the same
+ *    records in the same order, so equal fractions are equal progress
+ *    where the op rate is steady.  Its columns are rss_bytes and
+ *    accounted_bytes, absolute (what the comparison in docs/validation.md
+ *    compares).
+ * Each run is drawn to its own last sample.  The error at each measured
+ * sample is |predicted - measured| / max(measured, 5 % of the measured
+ * peak), the predicted value interpolated linearly at the measured x (none
+ * beyond the predicted run's end): the floor `rssim validate` uses, so a
+ * near-zero measured value cannot blow the error up. */
+
+#define VAL_FLOOR_SHARE 0.05
+#define VAL_MAX_SAMPLES 10000000 /* per run: 240 MB of doubles */
+
+typedef struct val_series {
+    double *x, *a, *b; /* x (s or fraction), then the two columns */
+    size_t n, cap;
+} val_series;
+
+static void val_series_release(val_series *v)
+{
+    free(v->x);
+    free(v->a);
+    free(v->b);
+}
+
+typedef struct val_read {
+    val_series *v;
+    size_t ka, kb; /* int_columns index of the two columns */
+} val_read;
+
+static int val_row(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
+{
+    val_read *r = ctx;
+    val_series *v = r->v;
+    if (v->n == VAL_MAX_SAMPLES)
+        return rs_fail(err, RS_EINPUT, "run %" PRId64 " has more than %d samples: too many to "
+                       "compare", run_id, VAL_MAX_SAMPLES);
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 256;
+        double *x = realloc(v->x, cap * sizeof *x);
+        if (x)
+            v->x = x;
+        double *a = x ? realloc(v->a, cap * sizeof *a) : NULL;
+        if (a)
+            v->a = a;
+        double *b = a ? realloc(v->b, cap * sizeof *b) : NULL;
+        if (!b)
+            return rs_fail(err, RS_ENOMEM, "out of memory reading samples");
+        v->b = b;
+        v->cap = cap;
+    }
+    v->x[v->n] = (double)(int64_t)smp->t_ns;
+    v->a[v->n] = (double)(int64_t)sample_int(smp, r->ka);
+    v->b[v->n] = (double)(int64_t)sample_int(smp, r->kb);
+    v->n++;
     return 0;
 }
 
-/* ---- validate: a measured run and the predicted run it was made for ---- */
-
-/* Predicted (a) and measured (b) resident and allocated bytes at t_ns. */
-static int validate_row(void *ctx, const rs_sample *a, const rs_sample *b, rs_err *err)
+static size_t int_column_index(const char *name)
 {
-    dat_out *o = ctx;
-    (void)err;
-    fprintf(o->f, "%lld %lld %lld %lld %lld\n", (long long)(int64_t)a->t_ns,
-            (long long)(int64_t)a->resident_bytes, (long long)(int64_t)b->resident_bytes,
-            (long long)(int64_t)a->allocated_bytes, (long long)(int64_t)b->allocated_bytes);
-    o->n++;
+    for (size_t j = 0; j < sizeof int_columns / sizeof int_columns[0]; j++)
+        if (!strcmp(int_columns[j].name, name))
+            return j;
     return 0;
 }
 
-static int validate_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
+/* Read run id's t_ns and columns ca, cb; then x: seconds (by_fraction 0) or
+ * t / last t (1), and the columns less their first sample (relative 1). */
+static int val_load(rs_store *st, int64_t id, const char *ca, const char *cb, int by_fraction,
+                    int relative, val_series *v, rs_err *err)
 {
-    static const char *const columns[] = { "resident_bytes", "allocated_bytes" };
-    char title[512];
-    rs_query_run run;
-    dat_out o = { 0 };
-    int rc, found = 0;
-    double pred = 0;
-
-    rc = rs_query_run_get(st, id, &run, err);
-    if (rc && rc != RS_ENOTFOUND)
+    const char *cols[3] = { "t_ns", ca, cb };
+    val_read r = { .v = v, .ka = int_column_index(ca), .kb = int_column_index(cb) };
+    int rc = rs_query_samples(st, &(rs_query_scope){ .run_id = id }, cols, 3, val_row, &r, err);
+    if (rc)
         return rc;
-    if (!rc && !strcmp(run.status, "done") &&
-        (rc = rs_query_metric(st, id, "predicted_run_id", &pred, &found, err))) {
-        rs_query_run_release(&run);
-        return rc;
+    if (!v->n)
+        return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
+                       id, rs_store_path(st));
+    double t0 = v->x[0], span = v->x[v->n - 1] - t0, a0 = v->a[0], b0 = v->b[0];
+    for (size_t i = 0; i < v->n; i++) {
+        v->x[i] = by_fraction ? (span > 0 ? (v->x[i] - t0) / span : 0) : v->x[i] / 1e9;
+        if (relative) {
+            v->a[i] -= a0;
+            v->b[i] -= b0;
+        }
     }
-    if (!found) {
-        rs_query_run_release(&run);
-        return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is not a done measured run of "
-                       "'rssim validate'", id, rs_store_path(st));
-    }
-    if (isnan(pred))
-        pred = 0; /* a NULL value reads as 0 */
-    snprintf(title, sizeof title, "run %" PRId64 " (measured) vs run %.0f (predicted): %s", id, pred,
-             run.label ? run.label : "");
-    rs_query_run_release(&run);
-    if ((rc = vars_add_string(vars, "title", title, err)))
-        return rc;
-    if (!(o.f = fopen(dat, "w")))
-        return rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
-    fprintf(o.f, "# rssim plot validate: run %" PRId64 " (measured) and run %.0f (predicted)\n", id, pred);
-    fprintf(o.f, "t_ns predicted_resident_bytes measured_resident_bytes predicted_allocated_bytes"
-                 " measured_allocated_bytes\n");
-    rc = rs_query_samples_join(st, (int64_t)pred, id, columns, 2, validate_row, &o, err);
-    int crc = file_close(o.f, dat, err);
-    if (rc || crc)
-        return rc ? rc : crc;
-    if (!o.n)
-        return rs_fail(err, RS_EINPUT, "runs %" PRId64 " and %.0f in '%s' share no sample time",
-                       id, pred, rs_store_path(st));
     return 0;
+}
+
+/* col (a: 0, b: 1) of v at x, linearly between samples; NaN outside. */
+static double val_at(const val_series *v, int col, double x)
+{
+    const double *y = col ? v->b : v->a;
+    if (!v->n || x < v->x[0] || x > v->x[v->n - 1])
+        return NAN;
+    size_t lo = 0, hi = v->n - 1;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (v->x[mid] <= x)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (v->x[lo] == x || hi == lo)
+        return y[lo];
+    if (v->x[hi] == x)
+        return y[hi];
+    return y[lo] + (y[hi] - y[lo]) * (x - v->x[lo]) / (v->x[hi] - v->x[lo]);
+}
+
+static void val_block(FILE *f, const char *title, const char *ca, const char *cb,
+                      const val_series *v)
+{
+    dat_title(f, title);
+    fprintf(f, " %s %s\n", ca, cb);
+    for (size_t i = 0; i < v->n; i++) {
+        dat_real(f, v->x[i]);
+        dat_real(f, v->a[i]);
+        dat_real(f, v->b[i]);
+        fputc('\n', f);
+    }
+}
+
+static int validate_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
+                          rs_err *err)
+{
+    int64_t id = a->runs[0], pid = a->nruns > 1 ? a->runs[1] : 0;
+    char title[1024];
+    rs_query_run run, prun;
+    val_series p = { 0 }, m = { 0 };
+    FILE *f = NULL;
+    int rc, found = 0, have_run = 0, have_prun = 0;
+    double pred = NAN;
+
+    if ((rc = rs_query_run_get(st, id, &run, err)))
+        return rc;
+    have_run = 1;
+    if (strcmp(run.status, "done") != 0 || strcmp(run.kind ? run.kind : "", "measured") != 0) {
+        rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is a %s %s run, not a done measured "
+                     "one (from 'rssim validate' or 'rssim runs import-measured')", id,
+                     rs_store_path(st), run.status, run.kind ? run.kind : "?");
+        goto out;
+    }
+    if ((rc = rs_query_metric(st, id, "predicted_run_id", &pred, &found, err)))
+        goto out;
+    /* time alignment only for the pair rssim validate made */
+    int by_time = found && !isnan(pred) && (!pid || (double)pid == pred);
+    if (!pid) {
+        if (!found || isnan(pred)) {
+            rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' names no predicted run (a run "
+                         "imported with 'rssim runs import-measured'): give the predicted run of "
+                         "the same trace as a second --run", id, rs_store_path(st));
+            goto out;
+        }
+        pid = (int64_t)pred;
+    }
+    if ((rc = rs_query_run_get(st, pid, &prun, err)))
+        goto out;
+    have_prun = 1;
+    if (strcmp(prun.status, "done") != 0 || strcmp(prun.kind ? prun.kind : "", "predicted") != 0) {
+        rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is a %s %s run, not a done predicted "
+                     "one", pid, rs_store_path(st), prun.status, prun.kind ? prun.kind : "?");
+        goto out;
+    }
+    if (prun.trace_sha256 && run.trace_sha256 && strcmp(prun.trace_sha256, run.trace_sha256)) {
+        rc = rs_fail(err, RS_EINPUT, "runs %" PRId64 " and %" PRId64 " in '%s' replayed different "
+                     "traces (sha256 %.12s... and %.12s...): nothing to compare", id, pid,
+                     rs_store_path(st), run.trace_sha256, prun.trace_sha256);
+        goto out;
+    }
+    const char *ca = by_time ? "resident_bytes" : "rss_bytes";
+    const char *cb = by_time ? "allocated_bytes" : "accounted_bytes";
+    if ((rc = val_load(st, pid, ca, cb, !by_time, by_time, &p, err)) ||
+        (rc = val_load(st, id, ca, cb, !by_time, by_time, &m, err)))
+        goto out;
+
+    /* the floors: 5 % of the measured peak where both runs have samples */
+    double peak[2] = { 0, 0 }, xend = p.x[p.n - 1];
+    for (size_t i = 0; i < m.n; i++)
+        if (m.x[i] <= xend) {
+            peak[0] = fmax(peak[0], m.a[i]);
+            peak[1] = fmax(peak[1], m.b[i]);
+        }
+    double floor_b[2] = { fmax(VAL_FLOOR_SHARE * peak[0], 1.0),
+                          fmax(VAL_FLOOR_SHARE * peak[1], 1.0) };
+
+    if (!(f = fopen(dat, "w"))) {
+        rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
+        goto out;
+    }
+    fprintf(f, "# rssim plot validate: run %" PRId64 " (measured) against run %" PRId64
+            " (predicted) from '%s'\n# aligned by %s; %s\n# error floor: %.0f and %.0f bytes "
+            "(5 %% of the measured peak of each column)\n", id, pid, rs_store_path(st),
+            by_time ? "virtual time (x: s)" : "run fraction (x: t / the run's last t)",
+            by_time ? "bytes relative to each run's first sample" : "absolute bytes",
+            floor_b[0], floor_b[1]);
+    val_block(f, "predicted", ca, cb, &p);
+    fputs("\n\n", f);
+    val_block(f, "measured", ca, cb, &m);
+    fputs("\n\n", f);
+    dat_title(f, "error");
+    fprintf(f, " %s_error_pct %s_error_pct\n", ca, cb);
+    double worst[2] = { 0, 0 };
+    for (size_t i = 0; i < m.n; i++) {
+        double pa = val_at(&p, 0, m.x[i]), pb = val_at(&p, 1, m.x[i]);
+        if (isnan(pa))
+            continue;
+        double ea = 100.0 * fabs(pa - m.a[i]) / fmax(m.a[i], floor_b[0]);
+        double eb = 100.0 * fabs(pb - m.b[i]) / fmax(m.b[i], floor_b[1]);
+        worst[0] = fmax(worst[0], ea);
+        worst[1] = fmax(worst[1], eb);
+        dat_real(f, m.x[i]);
+        dat_real(f, ea);
+        dat_real(f, eb);
+        fputc('\n', f);
+    }
+    rc = file_close(f, dat, err);
+    f = NULL;
+    if (rc)
+        goto out;
+    snprintf(title, sizeof title, "run %" PRId64 " (measured%s%s) vs run %" PRId64
+             " (predicted, %s)", id, run.label && *run.label ? ": " : "",
+             run.label && *run.label ? run.label : "", pid, prun.preset ? prun.preset : "no preset");
+    char note[256] = "";
+    if (!by_time && run.has_events && prun.has_events && run.events != prun.events)
+        snprintf(note, sizeof note, "; the measured run issued %" PRId64 " records, the predicted "
+                 "one %" PRId64 ": equal fractions are not equal progress", run.events, prun.events);
+    if ((rc = vars_add_string(vars, "title", title, err)) ||
+        (rc = vars_add_string(vars, "events_note", note, err)) ||
+        (rc = vars_add_string(vars, "col_a", ca, err)) ||
+        (rc = vars_add_string(vars, "col_b", cb, err)) ||
+        (rc = vars_add(vars, err, "by_time=%d; floor_a=%.17g; floor_b=%.17g; worst_a=%.17g; "
+                       "worst_b=%.17g; ", by_time, floor_b[0], floor_b[1], worst[0], worst[1])))
+        goto out;
+    double big = 0;
+    for (size_t i = 0; i < p.n; i++)
+        big = fmax(big, fmax(p.a[i], p.b[i]));
+    for (size_t i = 0; i < m.n; i++)
+        big = fmax(big, fmax(m.a[i], m.b[i]));
+    rc = vars_add(vars, err, "bytes_max=%.17g; ", big);
+out:
+    if (f)
+        fclose(f);
+    val_series_release(&p);
+    val_series_release(&m);
+    if (have_prun)
+        rs_query_run_release(&prun);
+    if (have_run)
+        rs_query_run_release(&run);
+    return rc;
 }
 
 /* ---- overshoot ---- */
 
-enum { M_LIMIT, M_STEADY, M_P99, M_MAX, M_X, M_COUNT };
+enum { M_LIMIT, M_STEADY, M_P99, M_MAX, M_X, M_ACC_PEAK, M_COUNT };
 static const char *const metric_names[M_COUNT] = {
     [M_LIMIT] = "limit_bytes",     [M_STEADY] = "overshoot_steady",
     [M_P99] = "overshoot_p99",     [M_MAX] = "overshoot_max",
-    [M_X] = "x_steady",
+    [M_X] = "x_steady",             [M_ACC_PEAK] = "accounted_peak_bytes",
 };
 
+/* A cache whose peak stays under this share of its limit never filled: its
+ * rss/limit says how much of the limit went unused, not an overshoot (the
+ * share scripts/reproduce-mds-19954 calls "full"). */
+#define FILLED_SHARE 0.85
+
 #define MAX_KEYS 16
-#define MAX_METRICS 8
+#define MAX_METRICS 12
 
 typedef struct point {
     int64_t run_id, point_index;
@@ -394,7 +707,7 @@ static int sweep_read(rs_store *st, int64_t id, const char *const *metrics, size
     if ((rc = rs_query_sweep_get(st, id, &d->sweep, err)))
         return rc;
     const char *keys = d->sweep.varied_keys, *preset = d->sweep.preset;
-    snprintf(title, cap, "sweep %" PRId64 " (%s): steady rss/limit; dashed: (1−x)⁻¹ from measured x",
+    snprintf(title, cap, "sweep %" PRId64 " (%s): steady rss/limit and (1−x)⁻¹ from measured x",
              id, preset ? preset : "no preset");
     if (!(d->keys_buf = strdup(keys ? keys : "")))
         return rs_fail(err, RS_ENOMEM, "out of memory reading sweep %" PRId64, id);
@@ -455,43 +768,90 @@ static int same_series(const sweep_data *d, const point *a, const point *b, int 
     return 1;
 }
 
-static int by_limit(const void *a, const void *b)
+/* A point's position on a non-limit x axis (overshoot when no varied key
+ * is the limit): the value as a number when every value is one, else the
+ * category's index in order of first appearance. */
+typedef struct xpos {
+    point *pt;
+    double x;
+} xpos;
+
+static int by_x(const void *a, const void *b)
 {
-    const point *x = *(const point *const *)a, *y = *(const point *const *)b;
-    if (x->m[M_LIMIT] < y->m[M_LIMIT])
-        return -1;
-    if (x->m[M_LIMIT] > y->m[M_LIMIT])
-        return 1;
-    return x->point_index < y->point_index ? -1 : x->point_index > y->point_index;
+    const xpos *x = a, *y = b;
+    int xn = isnan(x->x), yn = isnan(y->x); /* a missing limit sorts last */
+    if (xn != yn)
+        return xn - yn;
+    if (!xn && x->x != y->x)
+        return x->x < y->x ? -1 : 1;
+    return x->pt->point_index < y->pt->point_index ? -1 : x->pt->point_index > y->pt->point_index;
+}
+
+/* Place every point on key xk's axis; *r_numeric 1 when every value is a
+ * plain number (a numeric axis), else 0 (categories, x = 0, 1, ...). */
+static void x_place(const sweep_data *d, int xk, xpos *xp, int *r_numeric)
+{
+    int numeric = 1;
+    for (size_t i = 0; i < d->npts; i++) {
+        char *end;
+        const char *v = d->pts[i].value[xk];
+        double x = strtod(v, &end);
+        if (end == v || *end || !isfinite(x))
+            numeric = 0;
+        xp[i] = (xpos){ .pt = &d->pts[i], .x = x };
+    }
+    if (!numeric)
+        for (size_t i = 0; i < d->npts; i++) {
+            size_t j = 0;
+            double cat = 0;
+            for (; j < i; j++)
+                if (!strcmp(d->pts[j].value[xk], d->pts[i].value[xk]))
+                    break;
+            if (j < i) {
+                xp[i].x = xp[j].x;
+                continue;
+            }
+            for (size_t k = 0; k < i; k++) /* categories seen before this one */
+                cat = fmax(cat, xp[k].x + 1);
+            xp[i].x = cat;
+        }
+    *r_numeric = numeric;
 }
 
 static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars, rs_err *err)
 {
     sweep_data d = { 0 };
-    char title[1024];
-    point **order = NULL;
+    char title[1024], what[512];
+    xpos *xp = NULL;
     FILE *f = NULL;
-    int rc, nseries = 0;
+    int rc, nseries = 0, numeric = 1;
 
     if ((rc = sweep_read(st, id, metric_names, M_COUNT, &d, title, sizeof title, err)))
         goto out;
+    /* x: the limit when a varied key maps onto it; else (a sweep of alloc=,
+     * say, at one limit) the first varied key, its values as labels */
     int lk = limit_key(&d);
+    int xk = lk >= 0 ? lk : d.nkeys ? 0 : -1;
     /* series numbered by first appearance in point order */
     for (size_t i = 0; i < d.npts; i++) {
         d.pts[i].series = -1;
         for (size_t j = 0; j < i && d.pts[i].series < 0; j++)
-            if (same_series(&d, &d.pts[i], &d.pts[j], lk))
+            if (same_series(&d, &d.pts[i], &d.pts[j], xk))
                 d.pts[i].series = d.pts[j].series;
         if (d.pts[i].series < 0)
             d.pts[i].series = nseries++;
     }
-    if (!(order = malloc(d.npts * sizeof *order))) {
+    if (!(xp = malloc(d.npts * sizeof *xp))) {
         rc = rs_fail(err, RS_ENOMEM, "out of memory plotting sweep %" PRId64, id);
         goto out;
     }
-    for (size_t i = 0; i < d.npts; i++)
-        order[i] = &d.pts[i];
-    qsort(order, d.npts, sizeof *order, by_limit);
+    if (lk >= 0 || xk < 0) {
+        for (size_t i = 0; i < d.npts; i++)
+            xp[i] = (xpos){ .pt = &d.pts[i], .x = d.pts[i].m[M_LIMIT] };
+    } else {
+        x_place(&d, xk, xp, &numeric);
+    }
+    qsort(xp, d.npts, sizeof *xp, by_x);
 
     if (!(f = fopen(dat, "w"))) {
         rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
@@ -502,7 +862,15 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
     fputs("# varied keys:", f);
     for (int k = 0; k < d.nkeys; k++)
         fprintf(f, " %s", d.keys[k]);
-    fprintf(f, "%s; limit key: %s\n", d.nkeys ? "" : " (none)", lk >= 0 ? d.keys[lk] : "(none)");
+    fprintf(f, "%s; limit key: %s; x: %s\n", d.nkeys ? "" : " (none)",
+            lk >= 0 ? d.keys[lk] : "(none)",
+            lk >= 0 || xk < 0 ? "limit_bytes" : numeric ? "x_value (numeric)"
+                                                        : "x_value (categories)");
+    /* a lone series is every done run: say which key varies along x */
+    if (xk >= 0)
+        snprintf(what, sizeof what, "all %zu done runs (only %s varies)", d.npts, d.keys[xk]);
+    else
+        snprintf(what, sizeof what, "all %zu done runs (the sweep varies no key)", d.npts);
     for (int sr = 0; sr < nseries; sr++) {
         const point *first = NULL;
         for (size_t i = 0; i < d.npts && !first; i++)
@@ -513,25 +881,30 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
         fprintf(f, "%s\"", sr ? "\n\n" : "");
         int nlabel = 0;
         for (int k = 0; k < d.nkeys; k++) {
-            if (k == lk)
+            if (k == xk)
                 continue;
             fprintf(f, "%s%s=", nlabel++ ? ", " : "", d.keys[k]);
             for (const char *c = first->value[k]; *c; c++)
                 fputc(*c == '"' ? '\'' : *c, f);
         }
         if (!nlabel)
-            fputs("all points", f);
+            fputs(what, f);
         fputs("\" run_id", f);
         for (int m = 0; m < M_COUNT; m++)
             fprintf(f, " %s", metric_names[m]);
-        fputc('\n', f);
+        fputs(" filled x_value x_label\n", f);
         for (size_t i = 0; i < d.npts; i++) {
-            const point *pt = order[i];
+            const point *pt = xp[i].pt;
             if (pt->series != sr)
                 continue;
             fprintf(f, "%" PRId64 " %" PRId64, pt->point_index, pt->run_id);
             for (int m = 0; m < M_COUNT; m++)
                 dat_real(f, pt->m[m]);
+            /* unknown (no accounted_peak_bytes): drawn as filled */
+            fprintf(f, " %d", !(pt->m[M_ACC_PEAK] < FILLED_SHARE * pt->m[M_LIMIT]));
+            dat_real(f, xp[i].x);
+            fputc(' ', f);
+            dat_title(f, xk >= 0 ? pt->value[xk] : "-");
             fputc('\n', f);
         }
     }
@@ -539,10 +912,16 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
     f = NULL;
     if (!rc)
         rc = vars_add_series(vars, title, nseries, err);
+    /* x_key: '' for the limit axis, else the key along x; x_numeric 0 for
+     * categories */
+    if (!rc)
+        rc = vars_add_string(vars, "x_key", lk >= 0 || xk < 0 ? "" : d.keys[xk], err);
+    if (!rc)
+        rc = vars_add(vars, err, "x_numeric=%d; ", numeric);
 out:
     if (f)
         fclose(f);
-    free(order);
+    free(xp);
     sweep_data_release(&d);
     return rc;
 }
@@ -817,7 +1196,6 @@ out:
 static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                                  rs_err *err)
 {
-    static const char columns[] = RS_SAMPLE_INT_COLUMNS(COL_NAME) RS_SAMPLE_REAL_COLUMNS(COL_NAME);
     int64_t *ids = NULL;
     size_t n = 0;
     char title[1024];
@@ -841,9 +1219,9 @@ static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *d
             break;
         fputs(i ? "\n\n" : "", o.f);
         dat_title(o.f, title);
-        fprintf(o.f, "%s\n", columns);
-        rc = rs_query_samples(st, &(rs_query_scope){ .run_id = ids[i] }, NULL, 0, timeseries_row,
-                              &o, err);
+        dat_narrow(&o, o.f);
+        rc = rs_query_samples(st, &(rs_query_scope){ .run_id = ids[i] }, timeseries_columns,
+                              TS_NCOLUMNS, timeseries_row, &o, err);
         if (!rc && o.n == before)
             rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' has no samples: nothing to plot",
                          ids[i], rs_store_path(st));
@@ -857,7 +1235,8 @@ static int timeseries_runs_write(rs_store *st, const plot_args *a, const char *d
                                 ids[i]);
     if (len < sizeof title)
         snprintf(title + len, sizeof title - len, ": rss_bytes (solid) and accounted_bytes (dashed)");
-    rc = vars_add_series(vars, title, (long)n, err);
+    if (!(rc = vars_add_series(vars, title, (long)n, err)))
+        rc = vars_add_bytes(vars, &o, err);
 out:
     free(ids);
     key_set_release(&varying);
@@ -967,7 +1346,9 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
                     len += (size_t)snprintf(label + len, sizeof label - len, "%s%s=%s",
                                             len ? ", " : "", d.keys[k], pt->value[k]);
             fputs(i ? "\n\n" : "", f);
-            dat_title(f, len ? label : "all points");
+            if (!len) /* a lone series: every done run, along the interval */
+                snprintf(label, sizeof label, "all %zu done runs (only %s varies)", d.npts, key);
+            dat_title(f, label);
             fputs(" run_id interval_ms overshoot_max excess_peak_bytes iops cache_peak_ratio\n", f);
         }
         fprintf(f, "%" PRId64 " %" PRId64, pt->point_index, pt->run_id);
@@ -1260,6 +1641,8 @@ int cmd_plot(int argc, char **argv)
                                   : kind->per_sweep   ? "--sweep ID" : "--run ID");
     if (nruns > 1 && !kind->runs_or_sweep && !kind->runs_many)
         return rs_cli_usage_error("plot", "%s takes one --run ID", kind->name);
+    if (nruns > 2 && kind->write_args == validate_write)
+        return rs_cli_usage_error("plot", "validate takes --run MEASURED [--run PREDICTED]");
     if (key && !kind->takes_key)
         return rs_cli_usage_error("plot", "--key is for plot interval, not %s", kind->name);
     if (!out)

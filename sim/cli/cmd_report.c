@@ -445,12 +445,14 @@ static int run_figures(report *rp, const rep_run *r, rs_err *err)
     }
     if ((rc = figure(rp, "timeseries", id, 0,
                      "What the daemon counts (accounted_bytes), the heap pages it holds "
-                     "(resident_bytes) and what ps and the OOM killer see (rss_bytes) against "
-                     "the limit (dashed), over virtual time.", err)))
+                     "(resident_bytes, dashed over the wide pale rss_bytes where the two are "
+                     "equal) and what ps and the OOM killer see (rss_bytes = resident + base) "
+                     "against the limit (dashed black), over virtual time.", err)))
         return rc;
     return figure(rp, "breakdown", id, 0,
-                  "The same RSS stacked by cause: accounted, untracked containers, size-class "
-                  "rounding, allocator caches, metadata, free-but-resident pages, base.", err);
+                  "The same RSS stacked by cause, from the bottom: accounted, untracked "
+                  "containers, size-class rounding, allocator caches, metadata, "
+                  "free-but-resident pages, base (the key lists them from the top).", err);
 }
 
 /* ---- tables ---- */
@@ -832,10 +834,12 @@ static int sweep_page(report *rp, int64_t sweep_id, int argc, char **argv, rs_er
 
     fputs("<h2>Overshoot</h2>\n", f);
     if ((rc = figure(rp, "overshoot", 0, sweep_id,
-                     "Steady rss/limit (filled) and peak (open circles) against the cache limit, "
-                     "one line per value of the other varied keys; dashed: (1−x)⁻¹ from each "
-                     "run's measured x. Where the line sits above the dashed curve, the rest is "
-                     "trim lag.", err)))
+                     "Steady rss/limit (filled) and peak (open circles) against the cache limit "
+                     "(or, when no varied key is the limit, against the first varied key), one "
+                     "series per value of the other varied keys; dashed or +: (1−x)⁻¹ from each "
+                     "run's measured x. Where the steady point sits above it, the rest is "
+                     "trim lag. A diamond: a cache that never reached 85 % of its limit (its "
+                     "rss/limit is no overshoot).", err)))
         goto out;
 
     fputs("<h2>Points</h2>\n", f);

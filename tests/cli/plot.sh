@@ -33,7 +33,7 @@ check "svg title names the run" grep -q 'run 9: kv-small, limit=64M' "$T/plots/t
 # overshoot
 expect_status 0 "overshoot png" "$RSSIM" plot overshoot --db "$DB" --sweep 1 -o "$T/plots/ov.png"
 check "overshoot png is a PNG > 10 KB" is_png "$T/plots/ov.png"
-check "overshoot data: limit key found" grep -q 'limit key: kv_cache_limit$' "$T/plots/ov.dat"
+check "overshoot data: limit key found" grep -q 'limit key: kv_cache_limit; x: limit_bytes$' "$T/plots/ov.dat"
 check "overshoot data: one series per trim interval" test "$(grep -c '^"trim_interval=' "$T/plots/ov.dat")" = 2
 check "overshoot data: the 7 done runs only" test "$(grep -c '^[0-9]' "$T/plots/ov.dat")" = 7
 check "overshoot data: failed point left out" test "$(grep -c '^7 8 ' "$T/plots/ov.dat")" = 0
@@ -46,7 +46,7 @@ check "overshoot svg: y label" grep -q 'RAM per byte of limit (rss/limit)' "$T/p
 
 # text (gnuplot's dumb terminal), as the README shows
 expect_status 0 "overshoot txt" "$RSSIM" plot overshoot --db "$DB" --sweep 1 -o "$T/plots/ov.txt"
-check "overshoot txt: axis label" grep -q 'cache limit (MiB)' "$T/plots/ov.txt"
+check "overshoot txt: axis label (16M to 1G: a log axis)" grep -q 'cache limit (MiB, log scale)' "$T/plots/ov.txt"
 check "overshoot txt: drawn points" grep -q 'trim_interval=200ms' "$T/plots/ov.txt"
 expect_status 0 "timeseries txt" "$RSSIM" plot timeseries --db "$DB" --run 9 -o "$T/plots/ts.txt"
 check "timeseries txt: axis label" grep -q 'virtual time (s)' "$T/plots/ts.txt"

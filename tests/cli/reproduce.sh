@@ -32,6 +32,14 @@ csv_check "$T/mds/reproduce-mds-19954-quick.csv" "figure,seed,rssim,error_pct" 1
   $2 == "" && $4 != "" { print $1 ": an error without a seed" }'
 check "mds seed rows" [ "$(awk -F, 'NR > 1 && $2 != ""' "$T/mds/reproduce-mds-19954-quick.csv" | wc -l)" = 12 ]
 check "mds plot" [ -s "$T/mds/reproduce-mds-19954-quick.png" ]
+# the seed's own view: cache and RSS over time, master and PR, both limits
+check "mds plot over time" [ -s "$T/mds/reproduce-mds-19954-quick-time.png" ]
+SV="$T/mds/reproduce-mds-19954-quick-time.dat"
+check "over time: master and PR at both limits" test "$(grep -c '^"mds-' "$SV" 2>/dev/null)" = 4
+check "over time: the PR at the large limit" grep -q '^"mds-pr19954 at 1G (run [0-9]*)" cache_bytes rss_bytes$' "$SV"
+check "over time: every sample of the four runs" test "$(grep -c '^[0-9]' "$SV" 2>/dev/null)" = \
+  "$(sqlite3 "$T/mds/reproduce-mds-19954-quick/runs.db" "SELECT count(*) FROM samples s JOIN params p ON p.run_id = s.run_id AND p.key = 'layout' WHERE p.value IN ('mds-luminous', 'mds-pr19954')")"
+stdout_has "mds: both plots named" "reproduce-mds-19954-quick-time.png (cache and RSS over time)"
 
 # --- BlueStore, PR 20498 ------------------------------------------------------
 expect_status 0 "reproduce-bluestore-20498 --quick" \
