@@ -88,6 +88,7 @@
 #define MEMPOOL_ALLOC_BYTES 16u /* a mempool allocator's pool and type pointers */
 #define DIRFRAGS_NODE_BYTES 48u /* 32 + frag_t 4 (+4 pad) + CDir* 8 */
 #define INODE_MAP_NODE_BYTES 32u /* next 8 + inodeno_t 8 + CInode* 8 + cached hash 8 */
+#define SHARED_BLOCK_BYTES 32u /* _Sp_counted_ptr_inplace: vptr 8, use and weak counts 8, mempool allocator 16 */
 #define INODE_POP_COUNTERS 2u /* inode_load_vec_t */
 #define DIR_POP_COUNTERS 5u   /* dirfrag_load_vec_t */
 #define DIR_POPS 4u           /* pop_me, pop_nested, pop_auth_subtree, pop_auth_subtree_nested */
@@ -123,8 +124,34 @@
       "sizeof, clang 14 / libstdc++ 12, x86_64")                                              \
     X(dentry_key, "dentry_key_t", 32, "src/mds/mdstypes.h@v15.2.5 {snapid_t, string_view, __u32}", \
       "sizeof, clang 14 / libstdc++ 12, x86_64")                                              \
-    X(lock_bits, "SimpleLock_unstable_bits_t", 80, "src/mds/SimpleLock.h@v15.2.5", \
-      "as at 46c25abd1c (same members)")
+    X(lock_bits, "SimpleLock_unstable_bits_t", 80, "src/mds/SimpleLock.h:618-640@v15.2.5", \
+      "the 2018 value, kept for the octopus runs; g++ 12 gives 104 at v15.2.5 (lock_caches elist added)")
+/* Pacific: v16.1.0 (0e97d85931, the release candidate of January 2021), the
+ * newest tree this was computed from; inode_t left CInode for a shared
+ * block (CInode.h:98-107 allocate_inode, mempool mds_co). */
+#define V16 "src/mds/"
+#define G12_16 "sizeof, g++ 12 / libstdc++ 12 / boost 1.74, x86_64, on src/ at v16.1.0"
+#define SIZES_PACIFIC(X)                                                                       \
+    X(inode, "CInode", 1328, V16 "CInode.h:240@v16.1.0 (CInode.cc:5460 mds_co factory)", G12_16) \
+    X(inode_store, "mempool_inode", 560, V16 "CInode.h:100@v16.1.0 (inode_t<mds_co allocator>)", G12_16) \
+    X(dentry, "CDentry", 600, V16 "CDentry.h:48@v16.1.0 (CDentry.cc:642)", G12_16)            \
+    X(dir, "CDir", 1088, V16 "CDir.h:44@v16.1.0 (CDir.cc:3623)", G12_16)                       \
+    X(cap, "Capability", 320, V16 "Capability.h:72@v16.1.0 (in a 360 B client_caps node, CInode.h:1185)", G12_16) \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h:1358@v16.1.0", G12_16)                   \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h:618-640@v16.1.0", G12_16)
+/* Quincy, Reef, Squid: no source tree of those releases could be brought
+ * here (docs/models.md), so their rows are Pacific's, said in each row. */
+#define SIZES_LATER(X, rel)                                                               \
+    X(inode, "CInode", 1328, V16 "CInode.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(inode_store, "mempool_inode", 560, V16 "CInode.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(dentry, "CDentry", 600, V16 "CDentry.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(dir, "CDir", 1088, V16 "CDir.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value")   \
+    X(cap, "Capability", 320, V16 "Capability.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value")
+#define SIZES_QUINCY(X) SIZES_LATER(X, "Quincy (v17)")
+#define SIZES_REEF(X) SIZES_LATER(X, "Reef (v18)")
+#define SIZES_SQUID(X) SIZES_LATER(X, "Squid (v19)")
 
 /* The structure of each version: what is in the mempool, where the
  * Capability lives, whether the load counters are vectors outside. */
@@ -139,6 +166,25 @@ static const rs_mds_sizes shape_pr19954 = {
 static const rs_mds_sizes shape_octopus = {
     .name = "mds-octopus", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
     .pop_vectors = 0,
+};
+
+/* From v16: inode_t in its own block (std::allocate_shared with the
+ * mds_co allocator: one tracked allocation per cached inode). */
+static const rs_mds_sizes shape_pacific = {
+    .name = "mds-pacific", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+static const rs_mds_sizes shape_quincy = {
+    .name = "mds-quincy", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+static const rs_mds_sizes shape_reef = {
+    .name = "mds-reef", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+static const rs_mds_sizes shape_squid = {
+    .name = "mds-squid", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
 };
 
 /* ---- the layouts' state: sizes of this run -------------------------- */
@@ -157,6 +203,7 @@ static void derive(rs_mds_sizes *s)
     s->dirfrags_map = STD_MAP_BYTES + (s->containers_tracked ? MEMPOOL_ALLOC_BYTES : 0);
     s->dirfrags_node = DIRFRAGS_NODE_BYTES;
     s->inode_map_node = INODE_MAP_NODE_BYTES;
+    s->inode_block = s->inode_shared ? SHARED_BLOCK_BYTES + s->inode_store : 0;
     s->inode_pop = s->pop_vectors ? INODE_POP_COUNTERS * s->decay_counter : 0;
     s->dir_pop = s->pop_vectors ? DIR_POP_COUNTERS * s->decay_counter : 0;
 }
@@ -191,7 +238,7 @@ static void destroy(void *state)
 uint32_t rs_mds_object_bytes(const rs_mds_sizes *s, unsigned kind)
 {
     switch (kind) {
-    case RS_MDS_FILE: return s->dentry + s->inode;
+    case RS_MDS_FILE: return s->dentry + s->inode + s->inode_block;
     case RS_MDS_DIR: return s->dir;
     default: return s->dentry;
     }
@@ -220,6 +267,9 @@ static unsigned parts(const void *state, uint64_t object_bytes, uint32_t aux, rs
     case RS_MDS_FILE:
         n = dentry_parts(s, name_len, p);
         p[n++] = (rs_part){ .size_bytes = s->inode, .tracked = 1, .name = "CInode" };
+        if (s->inode_shared)
+            p[n++] = (rs_part){ .size_bytes = s->inode_block, .tracked = 1,
+                                .name = "CInode::mempool_inode shared block" };
         p[n++] = (rs_part){ .size_bytes = s->inode_map_node, .tracked = 0,
                             .name = "MDCache::inode_map node" };
         if (s->pop_vectors)
@@ -318,6 +368,16 @@ MDS_LAYOUT(rs_layout_mds_pr19954, "mds-pr19954", shape_pr19954, SIZES_PR19954,
 MDS_LAYOUT(rs_layout_mds_octopus, "mds-octopus", shape_octopus, SIZES_OCTOPUS,
            "CephFS MDS v15.2.5: CInode 1856, CDentry 528, CDir 1288, Capability inside a 360 B "
            "client_caps node; inode_map and loner lock bits outside the mempool");
+
+MDS_LAYOUT(rs_layout_mds_pacific, "mds-pacific", shape_pacific, SIZES_PACIFIC,
+           "CephFS MDS v16 (sizes of v16.1.0): CInode 1328 + its inode_t in a 592 B shared "
+           "block, CDentry 600, CDir 1088, Capability inside a 360 B client_caps node");
+MDS_LAYOUT(rs_layout_mds_quincy, "mds-quincy", shape_quincy, SIZES_QUINCY,
+           "CephFS MDS v17: sizes NOT computed for Quincy, v16.1.0's (mds-pacific) used");
+MDS_LAYOUT(rs_layout_mds_reef, "mds-reef", shape_reef, SIZES_REEF,
+           "CephFS MDS v18: sizes NOT computed for Reef, v16.1.0's (mds-pacific) used");
+MDS_LAYOUT(rs_layout_mds_squid, "mds-squid", shape_squid, SIZES_SQUID,
+           "CephFS MDS v19: sizes NOT computed for Squid, v16.1.0's (mds-pacific) used");
 
 const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout *layout)
 {

@@ -51,11 +51,13 @@ typedef struct rs_mds_sizes {
     uint32_t dentry_key;        /* dentry_key_t, the CDir::items key */
     uint32_t lock_bits;         /* SimpleLock::unstable_bits_t */
     uint32_t decay_counter;     /* DecayCounter (in load vectors only before PR 19954) */
+    uint32_t inode_store;       /* CInode::mempool_inode (v16+: inode_t outside CInode) */
     /* the version's shape */
     uint32_t cap_inside_node;   /* 1: the Capability lives inside the node (v15) */
     uint32_t containers_tracked;/* 1: container nodes and names in mds_co */
     uint32_t cap_tracked;       /* 1: Capability in mds_co */
     uint32_t pop_vectors;       /* 1: load counters in std::vectors (before PR 19954), untracked */
+    uint32_t inode_shared;      /* 1: inode_t in a shared block of its own, mds_co (v16+) */
     /* derived: libstdc++ nodes around the Ceph types */
     uint32_t items_node;        /* CDir::items map node: 32 + dentry_key + 8 */
     uint32_t dirfrags_map;      /* the std::map a compact_map allocates (never tracked) */
@@ -63,6 +65,7 @@ typedef struct rs_mds_sizes {
     uint32_t cap_node;          /* CInode::client_caps map node: 32 + 8 + (Capability or 8) */
     uint32_t inode_map_node;    /* MDCache::inode_map hash node (never tracked) */
     uint32_t inode_pop, dir_pop;/* one load vector's heap block (pop_vectors only) */
+    uint32_t inode_block;       /* the inode_t shared block: 32 + inode_store (inode_shared only) */
 } rs_mds_sizes;
 
 /* rs_layout_ops.data_kind of an MDS layout (its state holds an rs_mds_sizes). */
