@@ -116,14 +116,13 @@
     X(cap, "Capability", 288, "src/mds/Capability.h:353@46c25abd1c", G12)                      \
     X(dentry_key, "dentry_key_t", 32, "src/mds/mdstypes.h@46c25abd1c {snapid_t, string_view, __u32}", G12) \
     X(lock_bits, "SimpleLock_unstable_bits_t", 80, "src/mds/SimpleLock.h:181-188@46c25abd1c", G12)
+#define C14 "sizeof, clang 14 / libstdc++ 12, x86_64; the same with g++ 12 / boost 1.74"
 #define SIZES_OCTOPUS(X)                                                                       \
-    X(inode, "CInode", 1856, "src/mds/CInode.h@v15.2.5", "sizeof, clang 14 / libstdc++ 12, x86_64") \
-    X(dentry, "CDentry", 528, "src/mds/CDentry.h@v15.2.5", "sizeof, clang 14 / libstdc++ 12, x86_64") \
-    X(dir, "CDir", 1288, "src/mds/CDir.h@v15.2.5", "sizeof, clang 14 / libstdc++ 12, x86_64") \
-    X(cap, "Capability", 320, "src/mds/Capability.h@v15.2.5 (in a 360 B client_caps node, CInode.h:154)", \
-      "sizeof, clang 14 / libstdc++ 12, x86_64")                                              \
-    X(dentry_key, "dentry_key_t", 32, "src/mds/mdstypes.h@v15.2.5 {snapid_t, string_view, __u32}", \
-      "sizeof, clang 14 / libstdc++ 12, x86_64")                                              \
+    X(inode, "CInode", 1856, "src/mds/CInode.h@v15.2.5", C14)                                  \
+    X(dentry, "CDentry", 528, "src/mds/CDentry.h@v15.2.5", C14)                                \
+    X(dir, "CDir", 1288, "src/mds/CDir.h@v15.2.5", C14)                                        \
+    X(cap, "Capability", 320, "src/mds/Capability.h@v15.2.5 (in a 360 B client_caps node, CInode.h:154)", C14) \
+    X(dentry_key, "dentry_key_t", 32, "src/mds/mdstypes.h@v15.2.5 {snapid_t, string_view, __u32}", C14) \
     X(lock_bits, "SimpleLock_unstable_bits_t", 80, "src/mds/SimpleLock.h:618-640@v15.2.5", \
       "the 2018 value, kept for the octopus runs; g++ 12 gives 104 at v15.2.5 (lock_caches elist added)")
 /* Pacific: v16.1.0 (0e97d85931, the release candidate of January 2021), the

@@ -6,7 +6,10 @@
  *   mds-luminous  master just before PR 19954 (8c95cc5144^1): containers
  *                 outside the mempool, map<client_t, Capability*>;
  *   mds-pr19954   just after it (8c95cc5144): containers in mds_co;
- *   mds-octopus   v15.2.5: Capability inside the client_caps map node.
+ *   mds-octopus   v15.2.5: Capability inside the client_caps map node;
+ *   mds-pacific   v16.1.0: inode_t in a shared block of its own (mds_co);
+ *   mds-quincy, mds-reef, mds-squid: Pacific's sizes and shape (not
+ *                 computed for those releases; docs/models.md says why).
  *
  * The layout registry's parts(object_bytes, aux) serves the cached kinds,
  * with aux = kind | name_length << 8 (object_bytes is ignored for them):
