@@ -1003,7 +1003,7 @@ enum { SLOT_LAYOUT, SLOT_TRIM };
 static const rs_daemon_slot slots[] = {
     [SLOT_LAYOUT] = { { .key = "layout", .type = RS_PT_STRING, .def = "mds-octopus",
                         .doc = "CInode/CDentry/CDir/Capability sizes of one Ceph version",
-                        .choices = "mds-luminous|mds-pr19954|mds-octopus" },
+                        .choices = "mds-luminous|mds-pr19954|mds-octopus|mds-pacific|mds-quincy|mds-reef|mds-squid" },
                       RS_COMPONENT_LAYOUT },
     [SLOT_TRIM] = { { .key = "trim", .type = RS_PT_STRING, .def = "mds-upkeep",
                       .doc = "when the cache is trimmed: mds-tick (Luminous), mds-upkeep (v14+)" },
@@ -1026,15 +1026,15 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     rs_lru_mid_init(&m->lru, rs_config_double(env->cfg, "mds_cache_mid"));
     rs_lru_mid_init(&m->bottom, 0.0);
     const rs_layout_ops *layout = env->parts[SLOT_LAYOUT];
-    if (!(m->sizes = rs_mds_layout_sizes(layout))) {
+    if ((rc = read_params(m, env->cfg, err)) ||
+        (rc = rs_objects_init(&m->objs, layout, env->cfg, env->alloc, err)))
+        goto fail;
+    if (!(m->sizes = rs_mds_layout_sizes(&m->objs.layout))) {
         rc = rs_fail(err, RS_EINPUT,
                      "daemon mds: layout '%s' has no MDS struct sizes (use an MDS layout, "
                      "e.g. mds-octopus)", layout->name);
         goto fail;
     }
-    if ((rc = read_params(m, env->cfg, err)) ||
-        (rc = rs_objects_init(&m->objs, layout, env->cfg, env->alloc, err)))
-        goto fail;
     rs_decay_init(&m->recall_global, m->recall_half_life, m->eng->now_ns);
     m->target = (rs_trim_target){
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,

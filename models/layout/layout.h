@@ -35,14 +35,26 @@ typedef struct rs_layout_ops {
     /* Fill r_parts for one object; returns the count (>= 1). */
     unsigned (*parts)(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *r_parts);
 
-    /* Optional: data the daemon handed this layout reads from it (what a
-     * daemon needs besides parts(), e.g. an MDS version's struct sizes),
-     * and a tag saying what data points to (e.g. RS_MDS_SIZES_KIND for an
-     * rs_mds_sizes), so a daemon takes data only of the kind it knows.
-     * Both NULL when the layout has none. */
+    /* Optional: a tag saying what else a daemon may read from this
+     * layout's state (RS_MDS_SIZES_KIND: an MDS version's struct sizes,
+     * rs_mds_layout_sizes()), so a daemon takes only the kind it knows.
+     * NULL when there is nothing. */
     const char *data_kind;
-    const void *data;
+    /* Optional: the Ceph struct sizes the layout uses, one row per size
+     * key among params (its default, and where it comes from), ended by a
+     * row with key NULL.  NULL when it has none. */
+    const struct rs_size_row *sizes;
 } rs_layout_ops;
+
+/* One struct size of a layout's table: the key that overrides it per run,
+ * its default (bytes), the source it was read from (file, line, tag or
+ * commit) and how it was obtained (e.g. "sizeof, g++ 12"). */
+typedef struct rs_size_row {
+    const char *key;
+    uint32_t bytes;
+    const char *source;
+    const char *how;
+} rs_size_row;
 
 /* create/destroy for a layout with no state (parts() gets NULL). */
 int rs_layout_stateless_create(const rs_config *cfg, void **r_state, rs_err *err);

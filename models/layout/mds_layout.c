@@ -1,8 +1,21 @@
 /*
- * mds_layout.c — layouts "mds-luminous", "mds-pr19954", "mds-octopus"; see
- * mds_layout.h.  Sizes: sizeof of Ceph's headers at each commit (measured
- * with clang 14 + libstdc++ 12, x86_64); node sizes derived from libstdc++'s
- * layouts (docs/models.md, "The MDS model", lists each with its source):
+ * mds_layout.c — the MDS layouts ("mds-luminous", "mds-pr19954",
+ * "mds-octopus", and the later releases below); see mds_layout.h.
+ *
+ * Sizes are data: each layout's Ceph struct sizes are one row set of the
+ * table SIZES_* below (bytes, the file and commit they were read at, how
+ * they were obtained), and each becomes a run key named after the C++ type
+ * (mds_sizeof_CInode, ...) whose default is that layout's row, so a Ceph
+ * developer overrides one per run (--set mds_sizeof_CInode=1720) without a
+ * rebuild.  A key is declared only by the layouts that read it (the schema
+ * refuses mds_sizeof_DecayCounter under mds-octopus, where the counters
+ * live inside CInode and CDir).  The keys share one name across layouts,
+ * so the config's own default would be the first layout's: a layout reads
+ * a key only when the run set it, its own row otherwise.
+ *
+ * Container nodes are derived from the Ceph types they hold and libstdc++'s
+ * node layouts (docs/models.md, "The MDS model", lists each with its
+ * source):
  *   std::map node = 32 B _Rb_tree_node_base + the value;
  *     CDir::items        map<dentry_key_t, CDentry*>      72 B (sizeof, v15;
  *                        dentry_key_t {snapid_t, string_view, __u32 hash},
@@ -67,33 +80,164 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SSO_CAPACITY 15u
-#define DIRFRAGS_NODE_BYTES 48u
-#define LOCK_BITS_BYTES 80u
-#define INODE_POP_BYTES 80u
-#define DIR_POP_BYTES 200u
-#define DIR_POPS 4u
+#define SSO_CAPACITY 15u      /* libstdc++ std::string local buffer */
+#define RB_NODE_BASE 32u      /* libstdc++ _Rb_tree_node_base: colour, parent, left, right */
+#define POINTER_BYTES 8u
+#define CLIENT_T_BYTES 8u     /* client_t: one int64_t */
+#define STD_MAP_BYTES 48u     /* sizeof(std::map) with std::allocator */
+#define MEMPOOL_ALLOC_BYTES 16u /* a mempool allocator's pool and type pointers */
+#define DIRFRAGS_NODE_BYTES 48u /* 32 + frag_t 4 (+4 pad) + CDir* 8 */
+#define INODE_MAP_NODE_BYTES 32u /* next 8 + inodeno_t 8 + CInode* 8 + cached hash 8 */
+#define SHARED_BLOCK_BYTES 32u /* _Sp_counted_ptr_inplace: vptr 8, use and weak counts 8, mempool allocator 16 */
+#define INODE_POP_COUNTERS 2u /* inode_load_vec_t */
+#define DIR_POP_COUNTERS 5u   /* dirfrag_load_vec_t */
+#define DIR_POPS 4u           /* pop_me, pop_nested, pop_auth_subtree, pop_auth_subtree_nested */
+#define SIZE_RANGE "[1, 64K]" /* a struct of 0 B or of more than 64 KiB is a typo */
 
-static const rs_mds_sizes luminous = {
-    .name = "mds-luminous", .inode = 1640, .dentry = 472, .dir = 848, .cap = 272,
-    .items_node = 64, .dirfrags_map = 48, .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 0, .cap_tracked = 0,
-    .inode_map_node = 32, .pop_vectors = 1,
+/* ---- the table: one row set per layout ------------------------------ */
+
+/* X(field, type, bytes, source, how): one Ceph struct size of one layout:
+ * the rs_mds_sizes field it sets, the C++ type (its key is
+ * mds_sizeof_<type>), its sizeof in bytes, where it was read (file, line,
+ * commit or tag) and how it was obtained. */
+#define G12 "sizeof, g++ 12 / libstdc++ 12 / boost 1.74, x86_64"
+#define SIZES_LUMINOUS(X)                                                                      \
+    X(inode, "CInode", 1640, "src/mds/CInode.h@7b7a7d55b1 (CInode.cc:4670 mds_co factory)", G12) \
+    X(dentry, "CDentry", 472, "src/mds/CDentry.h@7b7a7d55b1 (CDentry.cc:636)", G12)           \
+    X(dir, "CDir", 848, "src/mds/CDir.h@7b7a7d55b1 (CDir.cc:3328)", G12)                       \
+    X(cap, "Capability", 272, "src/mds/Capability.h@7b7a7d55b1", G12)                          \
+    X(dentry_key, "dentry_key_t", 24, "src/mds/mdstypes.h@7b7a7d55b1 {snapid_t, const char *, __u32}", G12) \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 80, "src/mds/SimpleLock.h:180-188@7b7a7d55b1", G12) \
+    X(decay_counter, "DecayCounter", 40, "src/common/DecayCounter.h:47-51@7b7a7d55b1", G12)
+#define SIZES_PR19954(X)                                                                       \
+    X(inode, "CInode", 1760, "src/mds/CInode.h@46c25abd1c (CInode.cc:4634 mds_co factory)", G12) \
+    X(dentry, "CDentry", 512, "src/mds/CDentry.h@46c25abd1c (CDentry.cc:628)", G12)           \
+    X(dir, "CDir", 1584, "src/mds/CDir.h@46c25abd1c (CDir.cc:3339)", G12)                      \
+    X(cap, "Capability", 288, "src/mds/Capability.h:353@46c25abd1c", G12)                      \
+    X(dentry_key, "dentry_key_t", 32, "src/mds/mdstypes.h@46c25abd1c {snapid_t, string_view, __u32}", G12) \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 80, "src/mds/SimpleLock.h:181-188@46c25abd1c", G12)
+#define C14 "sizeof, clang 14 / libstdc++ 12, x86_64; the same with g++ 12 / boost 1.74"
+#define SIZES_OCTOPUS(X)                                                                       \
+    X(inode, "CInode", 1856, "src/mds/CInode.h@v15.2.5", C14)                                  \
+    X(dentry, "CDentry", 528, "src/mds/CDentry.h@v15.2.5", C14)                                \
+    X(dir, "CDir", 1288, "src/mds/CDir.h@v15.2.5", C14)                                        \
+    X(cap, "Capability", 320, "src/mds/Capability.h@v15.2.5 (in a 360 B client_caps node, CInode.h:154)", C14) \
+    X(dentry_key, "dentry_key_t", 32, "src/mds/mdstypes.h@v15.2.5 {snapid_t, string_view, __u32}", C14) \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 80, "src/mds/SimpleLock.h:618-640@v15.2.5", \
+      "the 2018 value, kept for the octopus runs; g++ 12 gives 104 at v15.2.5 (lock_caches elist added)")
+/* Pacific: v16.1.0 (0e97d85931, the release candidate of January 2021), the
+ * newest tree this was computed from; inode_t left CInode for a shared
+ * block (CInode.h:98-107 allocate_inode, mempool mds_co). */
+#define V16 "src/mds/"
+#define G12_16 "sizeof, g++ 12 / libstdc++ 12 / boost 1.74, x86_64, on src/ at v16.1.0"
+#define SIZES_PACIFIC(X)                                                                       \
+    X(inode, "CInode", 1328, V16 "CInode.h:240@v16.1.0 (CInode.cc:5460 mds_co factory)", G12_16) \
+    X(inode_store, "mempool_inode", 560, V16 "CInode.h:100@v16.1.0 (inode_t<mds_co allocator>)", G12_16) \
+    X(dentry, "CDentry", 600, V16 "CDentry.h:48@v16.1.0 (CDentry.cc:642)", G12_16)            \
+    X(dir, "CDir", 1088, V16 "CDir.h:44@v16.1.0 (CDir.cc:3623)", G12_16)                       \
+    X(cap, "Capability", 320, V16 "Capability.h:72@v16.1.0 (in a 360 B client_caps node, CInode.h:1185)", G12_16) \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h:1358@v16.1.0", G12_16)                   \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h:618-640@v16.1.0", G12_16)
+/* Quincy, Reef, Squid: no source tree of those releases could be brought
+ * here (docs/models.md), so their rows are Pacific's, said in each row. */
+#define SIZES_LATER(X, rel)                                                               \
+    X(inode, "CInode", 1328, V16 "CInode.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(inode_store, "mempool_inode", 560, V16 "CInode.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(dentry, "CDentry", 600, V16 "CDentry.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(dir, "CDir", 1088, V16 "CDir.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value")   \
+    X(cap, "Capability", 320, V16 "Capability.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value")
+#define SIZES_QUINCY(X) SIZES_LATER(X, "Quincy (v17)")
+#define SIZES_REEF(X) SIZES_LATER(X, "Reef (v18)")
+#define SIZES_SQUID(X) SIZES_LATER(X, "Squid (v19)")
+
+/* The structure of each version: what is in the mempool, where the
+ * Capability lives, whether the load counters are vectors outside. */
+static const rs_mds_sizes shape_luminous = {
+    .name = "mds-luminous", .cap_inside_node = 0, .containers_tracked = 0, .cap_tracked = 0,
+    .pop_vectors = 1,
 };
-static const rs_mds_sizes pr19954 = {
-    .name = "mds-pr19954", .inode = 1760, .dentry = 512, .dir = 1584, .cap = 288,
-    .items_node = 72, .dirfrags_map = 64, .cap_node = 48, .cap_inside_node = 0, .containers_tracked = 1, .cap_tracked = 1,
-    .inode_map_node = 32, .pop_vectors = 0,
+static const rs_mds_sizes shape_pr19954 = {
+    .name = "mds-pr19954", .cap_inside_node = 0, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0,
 };
-static const rs_mds_sizes octopus = {
-    .name = "mds-octopus", .inode = 1856, .dentry = 528, .dir = 1288, .cap = 320,
-    .items_node = 72, .dirfrags_map = 64, .cap_node = 360, .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
-    .inode_map_node = 32,
+static const rs_mds_sizes shape_octopus = {
+    .name = "mds-octopus", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0,
 };
+
+/* From v16: inode_t in its own block (std::allocate_shared with the
+ * mds_co allocator: one tracked allocation per cached inode). */
+static const rs_mds_sizes shape_pacific = {
+    .name = "mds-pacific", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+static const rs_mds_sizes shape_quincy = {
+    .name = "mds-quincy", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+static const rs_mds_sizes shape_reef = {
+    .name = "mds-reef", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+static const rs_mds_sizes shape_squid = {
+    .name = "mds-squid", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+
+/* ---- the layouts' state: sizes of this run -------------------------- */
+
+typedef struct mds_layout_state {
+    rs_mds_sizes sizes; /* first: rs_mds_layout_sizes() returns its address */
+    uint32_t loner_locks;
+} mds_layout_state;
+
+/* The container nodes and side allocations that follow from the struct
+ * sizes and the version's shape. */
+static void derive(rs_mds_sizes *s)
+{
+    s->items_node = RB_NODE_BASE + s->dentry_key + POINTER_BYTES;
+    s->cap_node = RB_NODE_BASE + CLIENT_T_BYTES + (s->cap_inside_node ? s->cap : POINTER_BYTES);
+    s->dirfrags_map = STD_MAP_BYTES + (s->containers_tracked ? MEMPOOL_ALLOC_BYTES : 0);
+    s->dirfrags_node = DIRFRAGS_NODE_BYTES;
+    s->inode_map_node = INODE_MAP_NODE_BYTES;
+    s->inode_block = s->inode_shared ? SHARED_BLOCK_BYTES + s->inode_store : 0;
+    s->inode_pop = s->pop_vectors ? INODE_POP_COUNTERS * s->decay_counter : 0;
+    s->dir_pop = s->pop_vectors ? DIR_POP_COUNTERS * s->decay_counter : 0;
+}
+
+/* A size key's bytes: the run's value when it set the key, else def (the
+ * layout's row). */
+static uint32_t size_of(const rs_config *cfg, const char *key, uint32_t def)
+{
+    return rs_config_raw(cfg, key) ? (uint32_t)rs_config_size(cfg, key) : def;
+}
+
+#define KEY(type) "mds_sizeof_" type
+#define READ_ROW(field, ctype, bytes, src, how) st->sizes.field = size_of(cfg, KEY(ctype), bytes);
+
+static int create_from(const rs_config *cfg, const rs_mds_sizes *shape, mds_layout_state **r_st,
+                       rs_err *err)
+{
+    mds_layout_state *st = malloc(sizeof *st);
+    if (!st)
+        return rs_fail(err, RS_ENOMEM, "out of memory for MDS layout %s", shape->name);
+    *st = (mds_layout_state){ .sizes = *shape,
+                              .loner_locks = (uint32_t)rs_config_int(cfg, "mds_loner_locks") };
+    *r_st = st;
+    return 0;
+}
+
+static void destroy(void *state)
+{
+    free(state);
+}
 
 uint32_t rs_mds_object_bytes(const rs_mds_sizes *s, unsigned kind)
 {
     switch (kind) {
-    case RS_MDS_FILE: return s->dentry + s->inode;
+    case RS_MDS_FILE: return s->dentry + s->inode + s->inode_block;
     case RS_MDS_DIR: return s->dir;
     default: return s->dentry;
     }
@@ -111,9 +255,10 @@ static unsigned dentry_parts(const rs_mds_sizes *s, uint32_t name_len, rs_part *
     return n;
 }
 
-static unsigned parts_of(const rs_mds_sizes *s, uint32_t loner_locks, uint64_t object_bytes,
-                         uint32_t aux, rs_part *p)
+static unsigned parts(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *p)
 {
+    const mds_layout_state *st = state;
+    const rs_mds_sizes *s = &st->sizes;
     unsigned kind = aux & 0xff, n;
     uint32_t name_len = aux >> 8;
 
@@ -121,12 +266,15 @@ static unsigned parts_of(const rs_mds_sizes *s, uint32_t loner_locks, uint64_t o
     case RS_MDS_FILE:
         n = dentry_parts(s, name_len, p);
         p[n++] = (rs_part){ .size_bytes = s->inode, .tracked = 1, .name = "CInode" };
+        if (s->inode_shared)
+            p[n++] = (rs_part){ .size_bytes = s->inode_block, .tracked = 1,
+                                .name = "CInode::mempool_inode shared block" };
         p[n++] = (rs_part){ .size_bytes = s->inode_map_node, .tracked = 0,
                             .name = "MDCache::inode_map node" };
         if (s->pop_vectors)
-            p[n++] = (rs_part){ .size_bytes = INODE_POP_BYTES, .tracked = 0, .name = "CInode::pop" };
-        if (loner_locks)
-            p[n++] = (rs_part){ .size_bytes = (uint64_t)loner_locks * LOCK_BITS_BYTES, .tracked = 0,
+            p[n++] = (rs_part){ .size_bytes = s->inode_pop, .tracked = 0, .name = "CInode::pop" };
+        if (st->loner_locks)
+            p[n++] = (rs_part){ .size_bytes = (uint64_t)st->loner_locks * s->lock_bits, .tracked = 0,
                                 .name = "SimpleLock::unstable_bits_t (loner)" };
         return n;
     case RS_MDS_NULL:
@@ -135,11 +283,11 @@ static unsigned parts_of(const rs_mds_sizes *s, uint32_t loner_locks, uint64_t o
         p[0] = (rs_part){ .size_bytes = s->dir, .tracked = 1, .name = "CDir" };
         p[1] = (rs_part){ .size_bytes = s->dirfrags_map, .tracked = 0,
                           .name = "CInode::dirfrags map" };
-        p[2] = (rs_part){ .size_bytes = DIRFRAGS_NODE_BYTES, .tracked = s->containers_tracked,
+        p[2] = (rs_part){ .size_bytes = s->dirfrags_node, .tracked = s->containers_tracked,
                           .name = "CInode::dirfrags node" };
         n = 3;
         for (unsigned i = 0; s->pop_vectors && i < DIR_POPS; i++)
-            p[n++] = (rs_part){ .size_bytes = DIR_POP_BYTES, .tracked = 0, .name = "CDir pop vector" };
+            p[n++] = (rs_part){ .size_bytes = s->dir_pop, .tracked = 0, .name = "CDir pop vector" };
         return n;
     default:
         p[0] = (rs_part){ .size_bytes = object_bytes, .tracked = 1, .name = "object" };
@@ -176,57 +324,64 @@ unsigned rs_mds_side_parts(const rs_mds_sizes *s, unsigned side, uint32_t reques
     }
 }
 
-static const rs_param params[] = {
-    { .key = "mds_loner_locks", .type = RS_PT_INT, .def = "3",
-      .doc = "SimpleLock::unstable_bits_t (80 B, outside the mempool) left per inode by the loner "
-             "mechanism: 0..4 of authlock, filelock, linklock, xattrlock (3: an estimate, docs/models.md)",
-      .range = "[0, 4]" },
-    { .key = NULL },
-};
+/* ---- one layout per row set ----------------------------------------- */
 
-static int create(const rs_config *cfg, void **r_state, rs_err *err)
-{
-    int64_t n = rs_config_int(cfg, "mds_loner_locks");
-    uint32_t *locks = malloc(sizeof *locks);
-    if (!locks)
-        return rs_fail(err, RS_ENOMEM, "out of memory for an MDS layout");
-    *locks = (uint32_t)n;
-    *r_state = locks;
-    return 0;
-}
+#define LONER_PARAM                                                                            \
+    { .key = "mds_loner_locks", .type = RS_PT_INT, .def = "3",                                 \
+      .doc = "SimpleLock::unstable_bits_t left per inode by the loner mechanism (outside the "  \
+             "mempool): 0..4 of authlock, filelock, linklock, xattrlock (3: an estimate, "      \
+             "docs/models.md)",                                                                 \
+      .range = "[0, 4]" }
+#define PARAM(field, ctype, bytes, src, how)                                                    \
+    { .key = KEY(ctype), .type = RS_PT_SIZE, .def = #bytes,                                     \
+      .doc = "sizeof(" ctype ") in bytes; default: " src ", " how, .range = SIZE_RANGE },
+#define ROW(field, ctype, bytes, src, how) { KEY(ctype), bytes, src, how },
 
-static void destroy(void *state)
-{
-    free(state);
-}
-
-/* One layout per sizes table: its parts() and its ops. */
-#define MDS_LAYOUT(var, name_, table, doc_)                                                   \
-    static unsigned parts_##table(const void *state, uint64_t object_bytes, uint32_t aux,    \
-                                  rs_part *p)                                                \
-    {                                                                                         \
-        return parts_of(&table, *(const uint32_t *)state, object_bytes, aux, p);             \
-    }                                                                                         \
-    const rs_layout_ops var = {                                                               \
-        .name = name_, .doc = doc_, .params = params, .max_parts = 7,                         \
-        .create = create, .destroy = destroy, .parts = parts_##table,                         \
-        .data_kind = RS_MDS_SIZES_KIND, .data = &table,                                       \
+#define MDS_LAYOUT(var, name_, shape, SIZES, doc_)                                            \
+    static const rs_param params_##shape[] = { SIZES(PARAM) LONER_PARAM, { .key = NULL } };   \
+    static const rs_size_row rows_##shape[] = { SIZES(ROW) { NULL, 0, NULL, NULL } };         \
+    static int create_##shape(const rs_config *cfg, void **r_state, rs_err *err)              \
+    {                                                                                          \
+        mds_layout_state *st = NULL;                                                           \
+        int rc = create_from(cfg, &shape, &st, err);                                           \
+        if (rc)                                                                                \
+            return rc;                                                                         \
+        SIZES(READ_ROW)                                                                        \
+        derive(&st->sizes);                                                                    \
+        *r_state = st;                                                                         \
+        return 0;                                                                              \
+    }                                                                                          \
+    const rs_layout_ops var = {                                                                \
+        .name = name_, .doc = doc_, .params = params_##shape, .max_parts = 7,                  \
+        .create = create_##shape, .destroy = destroy, .parts = parts,                          \
+        .data_kind = RS_MDS_SIZES_KIND, .sizes = rows_##shape,                                 \
     }
 
-MDS_LAYOUT(rs_layout_mds_luminous, "mds-luminous", luminous,
+MDS_LAYOUT(rs_layout_mds_luminous, "mds-luminous", shape_luminous, SIZES_LUMINOUS,
            "CephFS MDS before PR 19954: CInode 1640, CDentry 472, CDir 848; container nodes, "
            "names, Capability (272 + 48 B map node), load vectors and loner lock bits outside "
            "the mempool");
-MDS_LAYOUT(rs_layout_mds_pr19954, "mds-pr19954", pr19954,
+MDS_LAYOUT(rs_layout_mds_pr19954, "mds-pr19954", shape_pr19954, SIZES_PR19954,
            "CephFS MDS after PR 19954: CInode 1760, CDentry 512, CDir 1584 (load counters "
            "inside), Capability 288; containers in mds_co; inode_map and loner lock bits outside");
-MDS_LAYOUT(rs_layout_mds_octopus, "mds-octopus", octopus,
+MDS_LAYOUT(rs_layout_mds_octopus, "mds-octopus", shape_octopus, SIZES_OCTOPUS,
            "CephFS MDS v15.2.5: CInode 1856, CDentry 528, CDir 1288, Capability inside a 360 B "
            "client_caps node; inode_map and loner lock bits outside the mempool");
 
-const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout_ops *ops)
+MDS_LAYOUT(rs_layout_mds_pacific, "mds-pacific", shape_pacific, SIZES_PACIFIC,
+           "CephFS MDS v16 (sizes of v16.1.0): CInode 1328 + its inode_t in a 592 B shared "
+           "block, CDentry 600, CDir 1088, Capability inside a 360 B client_caps node");
+MDS_LAYOUT(rs_layout_mds_quincy, "mds-quincy", shape_quincy, SIZES_QUINCY,
+           "CephFS MDS v17: sizes NOT computed for Quincy, v16.1.0's (mds-pacific) used");
+MDS_LAYOUT(rs_layout_mds_reef, "mds-reef", shape_reef, SIZES_REEF,
+           "CephFS MDS v18: sizes NOT computed for Reef, v16.1.0's (mds-pacific) used");
+MDS_LAYOUT(rs_layout_mds_squid, "mds-squid", shape_squid, SIZES_SQUID,
+           "CephFS MDS v19: sizes NOT computed for Squid, v16.1.0's (mds-pacific) used");
+
+const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout *layout)
 {
-    if (!ops->data_kind || strcmp(ops->data_kind, RS_MDS_SIZES_KIND) != 0)
+    const rs_layout_ops *ops = layout->ops;
+    if (!ops || !ops->data_kind || strcmp(ops->data_kind, RS_MDS_SIZES_KIND) != 0 || !layout->state)
         return NULL;
-    return ops->data;
+    return &((const mds_layout_state *)layout->state)->sizes;
 }

@@ -12,6 +12,7 @@
 #include "../base/result.h"
 #include "../store.h"
 #include "cli.h"
+#include "per_item.h"
 
 #define MAX_SETS 256
 
@@ -130,6 +131,7 @@ int cmd_replay(int argc, char **argv)
            metric(&res, "overshoot_max"));
     printf("  trims             %10.0f       items trimmed %.0f\n", metric(&res, "trims_count"),
            metric(&res, "trimmed_items_count"));
+    rc = rs_cli_per_item(st, run_id, cfg, &res, &err);
 out:
     rs_result_release(&res);
     rs_config_free(cfg);
