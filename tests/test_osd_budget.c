@@ -6,8 +6,9 @@
  *     53729 bug every trimmed entry stays a dup; the bytes are the counts
  *     times the entry and dup sizes;
  *   - memtables: W writes of b bytes fill write_buffer_size every
- *     wbs / b writes, each full one is flushed (flush count exact when the
- *     flush is instant), and one family never holds more than
+ *     wbs / b writes, full ones are flushed min_write_buffer_number_to_merge
+ *     at a time (flush count exact when the flush is instant), and one
+ *     family never holds more than
  *     max_write_buffer_number of them (a stall is counted instead);
  *   - block cache: each distinct onode-block read once misses, a second
  *     pass over a cache large enough hits every time; a capacity of k
@@ -156,6 +157,16 @@ static void test_memtables(void)
     run(&res, b);
     CHECK(metric(&res, "memtable_stall_count") > 0);
     CHECK(metric(&res, "memtable_flushes_count") == 1); /* the one immutable, at the end */
+    rs_result_release(&res);
+    /* min_write_buffer_number_to_merge 3: 5 full memtables, the first 3
+     * flushed together, 2 still waiting at the end (2 MB of arena blocks:
+     * 16 x 126976 B) */
+    const char *const c[] = { "rocksdb_kv_bytes_per_write=1000", "write_buffer_size=1000000",
+                              "max_write_buffer_number=8", "min_write_buffer_number_to_merge=3",
+                              NULL };
+    run(&res, c);
+    CHECK(metric(&res, "memtable_flushes_count") == 3);
+    CHECK(metric(&res, "memtable_bytes") == 16 * 126976.0);
     rs_result_release(&res);
 }
 

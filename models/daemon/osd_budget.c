@@ -30,14 +30,15 @@
  * column families (by object hash).  A memtable grows in arena blocks of
  * write_buffer_size / 8 (RocksDB's default arena_block_size, SanitizeOptions
  * in column_family.cc), 4 KiB aligned; when it reaches write_buffer_size it
- * becomes immutable and is flushed (min_write_buffer_number_to_merge 1 in
- * every release up to 17) at the flush bandwidth, one flush at a time per
- * family, and its blocks are freed when the flush ends.  A family holding
+ * becomes immutable; once min_write_buffer_number_to_merge immutable
+ * memtables wait (1 up to v17, 6 with PR 51821's Reef options) they are
+ * flushed together at the flush bandwidth, one flush at a time per family,
+ * and their blocks are freed when the flush ends.  A family holding
  * max_write_buffer_number memtables stalls writes in RocksDB; here the
  * active one keeps growing (counted: memtable_stall_count).  When the
  * unflushed bytes of all families pass max_total_wal_size, the largest
- * active memtable is switched (RocksDB flushes the families holding the
- * oldest WAL).
+ * active memtable is switched and flushed with the family's waiting ones
+ * (RocksDB's WAL-full flush of the families holding the oldest WAL).
  *
  * PG log.  Each write appends an entry (osd_pg_log_entry_bytes) to its PG's
  * log; a PG keeps clamp(osd_target_pg_log_entries_per_osd / PGs,
@@ -67,7 +68,7 @@
 const char *const rs_osd_budget_keys[] = {
     "rocksdb_block_size", "rocksdb_cache_shard_bits", "rocksdb_onode_bytes",
     "rocksdb_kv_bytes_per_write", "bluestore_prefer_deferred_size", "rocksdb_write_cfs",
-    "max_total_wal_size", "osd_min_pg_log_entries", "osd_max_pg_log_entries",
+    "max_total_wal_size", "min_write_buffer_number_to_merge", "osd_min_pg_log_entries", "osd_max_pg_log_entries",
     "osd_target_pg_log_entries_per_osd", "osd_pg_log_dups_tracked",
     "osd_pg_log_dups_trim_broken", "osd_pg_log_entry_bytes", "osd_pg_log_dup_bytes",
     "rocksdb_cache_high_pri_pool_ratio", NULL,
@@ -76,6 +77,7 @@ const char *const rs_osd_budget_keys[] = {
 typedef struct memtable {
     rs_osd_budget *b;
     struct memtable *prev, *next; /* every live memtable, for destroy */
+    struct memtable *batch;       /* the next of the memtables flushed together */
     rs_addr *blocks;
     uint32_t nblocks, cap;
     uint64_t bytes;
@@ -84,7 +86,10 @@ typedef struct memtable {
 
 typedef struct cf {
     memtable *active;
-    uint32_t immutables;
+    memtable *pending;       /* immutable, waiting for min_write_buffer_number_to_merge */
+    uint32_t npending;
+    uint64_t pending_bytes;
+    uint32_t immutables;     /* pending and being flushed */
     uint64_t flush_free_ns; /* its flush thread is busy until then */
 } cf;
 
@@ -114,7 +119,7 @@ struct rs_osd_budget {
     /* memtables */
     cf cfs[MAX_CFS];
     memtable *live;
-    uint32_t ncfs, max_buffers, flush_thread;
+    uint32_t ncfs, max_buffers, merge, flush_thread;
     uint64_t wbs, arena, per_write, deferred_max, max_wal, flush_bw;
     uint64_t memtable_bytes, memtable_alloc_bytes, memtable_peak_bytes, flushes, stalls;
     /* pg log */
@@ -252,14 +257,37 @@ static void on_flushed(void *ctx, uint64_t now_ns)
     memtable *m = ctx;
     rs_osd_budget *b = m->b;
     (void)now_ns;
-    b->cfs[m->cf].immutables--;
-    b->flushes++;
-    memtable_free(b, m, b->flush_thread);
+    while (m) {
+        memtable *next = m->batch;
+        b->cfs[m->cf].immutables--;
+        b->flushes++;
+        memtable_free(b, m, b->flush_thread);
+        m = next;
+    }
 }
 
-/* The active memtable of c becomes immutable and is flushed, if the family
- * has room for one more immutable memtable. */
-static int switch_memtable(rs_osd_budget *b, uint32_t c, rs_err *err)
+/* Flush c's pending immutable memtables together (one flush job). */
+static int flush_pending(rs_osd_budget *b, uint32_t c, rs_err *err)
+{
+    cf *f = &b->cfs[c];
+    if (!f->pending)
+        return 0;
+    uint64_t now = b->eng->now_ns;
+    uint64_t start = f->flush_free_ns > now ? f->flush_free_ns : now;
+    uint64_t dur = (uint64_t)((double)f->pending_bytes * 1e9 / (double)b->flush_bw);
+    memtable *batch = f->pending;
+    f->pending = NULL;
+    f->npending = 0;
+    f->pending_bytes = 0;
+    f->flush_free_ns = start + dur;
+    return rs_engine_at(b->eng, f->flush_free_ns, on_flushed, batch, err);
+}
+
+/* The active memtable of c becomes immutable, if the family has room for
+ * one more; it is flushed with the others once
+ * min_write_buffer_number_to_merge of them wait, or at once when forced
+ * (max_total_wal_size: RocksDB's WAL-full flush takes every immutable). */
+static int switch_memtable(rs_osd_budget *b, uint32_t c, int force, rs_err *err)
 {
     cf *f = &b->cfs[c];
     memtable *m = f->active;
@@ -271,11 +299,13 @@ static int switch_memtable(rs_osd_budget *b, uint32_t c, rs_err *err)
     }
     f->active = NULL;
     f->immutables++;
-    uint64_t now = b->eng->now_ns;
-    uint64_t start = f->flush_free_ns > now ? f->flush_free_ns : now;
-    uint64_t dur = (uint64_t)((double)m->bytes * 1e9 / (double)b->flush_bw);
-    f->flush_free_ns = start + dur;
-    return rs_engine_at(b->eng, f->flush_free_ns, on_flushed, m, err);
+    m->batch = f->pending;
+    f->pending = m;
+    f->npending++;
+    f->pending_bytes += m->bytes;
+    if (force || f->npending >= b->merge)
+        return flush_pending(b, c, err);
+    return 0;
 }
 
 static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t thread, rs_err *err)
@@ -313,7 +343,7 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t t
         b->memtable_peak_bytes = b->memtable_alloc_bytes;
     int rc = 0;
     if (m->bytes >= b->wbs)
-        rc = switch_memtable(b, c, err);
+        rc = switch_memtable(b, c, 0, err);
     if (!rc && b->max_wal && b->memtable_bytes > b->max_wal) {
         uint32_t big = 0;
         uint64_t most = 0;
@@ -323,7 +353,7 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t t
                 big = i;
             }
         if (most)
-            rc = switch_memtable(b, big, err);
+            rc = switch_memtable(b, big, 1, err);
     }
     return rc;
 }
@@ -432,6 +462,7 @@ int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
     b->max_wal = rs_config_size(cfg, "max_total_wal_size");
     b->wbs = write_buffer_bytes;
     b->max_buffers = max_buffers ? max_buffers : 1;
+    b->merge = (uint32_t)rs_config_int(cfg, "min_write_buffer_number_to_merge");
     b->arena = (write_buffer_bytes / 8 + 4095) / 4096 * 4096;
     if (!b->arena)
         b->arena = 4096;

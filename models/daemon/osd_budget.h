@@ -45,6 +45,9 @@ typedef struct rs_osd_budget rs_osd_budget;
     { .key = "max_total_wal_size", .type = RS_PT_SIZE, .def = "0",                               \
       .doc = "whole: unflushed memtable bytes over all families that force a flush (v16+ "      \
              "bluestore_rocksdb_options 1 GiB; 0 = none)" },                                     \
+    { .key = "min_write_buffer_number_to_merge", .type = RS_PT_INT, .def = "1",                  \
+      .doc = "whole: immutable memtables a family waits for before one flush (<= v17 1; "       \
+             "Reef/Squid options of PR 51821: 6)", .range = "[1, 4096]" },                       \
     { .key = "osd_min_pg_log_entries", .type = RS_PT_INT, .def = "250",                          \
       .doc = "whole: PG log length floor per PG (v15+ 250)", .range = "[0, 100000000]" },        \
     { .key = "osd_max_pg_log_entries", .type = RS_PT_INT, .def = "10000",                        \
