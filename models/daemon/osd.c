@@ -765,7 +765,9 @@ static void osd_stats(const void *state, rs_daemon_stats *r)
     const osd *o = state;
     *r = (rs_daemon_stats){
         .accounted_bytes = o->accounted_bytes,
-        .untracked_bytes = 0,
+        /* whole: RocksDB's caches, memtables and the pg log, allocated but
+         * not in the BlueStore cache's mempools */
+        .untracked_bytes = o->budget ? rs_osd_budget_bytes(o->budget) : 0,
         .limit_bytes = limit_now(o),
         .base_bytes = o->base_bytes,
         .items_count = o->n_onodes + o->n_buffers,
