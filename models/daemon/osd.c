@@ -96,8 +96,8 @@ typedef struct osd {
 
 static const rs_param params[] = {
     { .key = "osd_memory_base", .type = RS_PT_SIZE, .def = "768M",
-      .doc = "estimate of the OSD's memory outside its caches (768 MiB): resident base (and "
-             "bluestore-autotune's floor)" },
+      .doc = "estimate of the OSD's memory outside its caches (768 MiB): bluestore-autotune's "
+             "reserve; with osd_memory_model = caches also the resident base" },
     { .key = "strict", .type = RS_PT_BOOL, .def = "false",
       .doc = "a record the osd cannot apply stops the run with FILE:LINE instead of being counted" },
     { .key = "bluestore_default_buffered_read", .type = RS_PT_BOOL, .def = "true",
