@@ -25,6 +25,7 @@
 #include "sim/base/config.h"
 #include "sim/base/result.h"
 #include "sim/run.h"
+#include "sim/schema.h"
 #include "traces/trace.h"
 
 static char trace_path[512];
