@@ -49,7 +49,7 @@ typedef struct bluestore {
     rs_trim_stats *stats;
     rs_engine *eng;
     int mode;
-    double meta_ratio, kv_ratio, data_ratio;
+    double meta_ratio, kv_ratio, data_ratio, kv_onode_ratio;
     uint64_t cache_bytes;          /* bluestore_cache_size (fixed-size modes) */
     uint64_t interval_ns, fixed_ns;
     uint64_t meta_alloc, data_alloc; /* on-add, autotune: the meta and data budgets */
@@ -65,6 +65,10 @@ typedef struct bluestore {
       .range = "[0, 1]" },                                                                       \
     { .key = "bluestore_cache_kv_ratio", .type = RS_PT_DOUBLE, .def = "0.99",                    \
       .doc = "RocksDB block-cache share (Luminous 0.99, v15 0.4, current 0.45); data = 1 - meta - kv", \
+      .range = "[0, 1]" },                                                                       \
+    { .key = "bluestore_cache_kv_onode_ratio", .type = RS_PT_DOUBLE, .def = "0",                 \
+      .doc = "the onode column family's block-cache share (v16+ 0.04; 0 = none, as <= v15); "   \
+             "data = 1 - meta - kv - kv_onode",                                                  \
       .range = "[0, 1]" }
 
 #define FIXED_SIZE_PARAMS                                                                        \
@@ -119,6 +123,9 @@ static const rs_param autotune_params[] = {
     { .key = "bluestore_cache_autotune_interval", .type = RS_PT_DURATION, .def = "5s",
       .doc = "time between two balance() steps among kv/meta/data (5 s)",
       .range = "(0, )" },
+    { .key = "pcache_get_chunk", .type = RS_PT_STRING, .def = "v14", .choices = "v14|v16",
+      .doc = "PriorityCache's headroom per cache: v14 (v14/v15: 16 chunks of 4-16 MiB) or v16 "
+             "(v16+: 64 MiB, rounded to a chunk of 4-64 MiB)" },
     { .key = NULL },
 };
 
@@ -141,17 +148,23 @@ static void resize_shards(bluestore *b)
 
 static void balance(bluestore *b)
 {
-    const double ratio[3] = { b->kv_ratio, b->meta_ratio, b->data_ratio };
-    uint64_t commit[3];
+    const double ratio[4] = { b->kv_ratio, b->meta_ratio, b->data_ratio, b->kv_onode_ratio };
+    uint64_t commit[4];
     rs_trim_usage u;
-    b->tgt->usage(b->tgt->ctx, &u);
-    /* the RocksDB block cache is not simulated: it is taken to want its
-     * whole ratio share, as a warm block cache does */
-    uint64_t want[3] = { (uint64_t)((double)b->pc.tuned_bytes * b->kv_ratio), u.meta_bytes,
-                         u.data_bytes };
-    rs_pcache_balance(&b->pc, 3, want, ratio, commit);
+    const rs_trim_target *t = b->tgt;
+    unsigned n = b->kv_onode_ratio > 0 ? 4 : 3; /* kv_onode: v16+ */
+    t->usage(t->ctx, &u);
+    /* without a simulated RocksDB, its block caches are taken to want their
+     * whole ratio share, as warm block caches do */
+    uint64_t want[4] = { (uint64_t)((double)b->pc.tuned_bytes * b->kv_ratio), u.meta_bytes,
+                         u.data_bytes, (uint64_t)((double)b->pc.tuned_bytes * b->kv_onode_ratio) };
+    if (t->kv_usage)
+        t->kv_usage(t->ctx, &want[0], &want[3]);
+    rs_pcache_balance(&b->pc, n, want, ratio, commit);
     b->meta_alloc = commit[1];
     b->data_alloc = commit[2];
+    if (t->set_kv_capacity)
+        t->set_kv_capacity(t->ctx, commit[0], n == 4 ? commit[3] : 0);
 }
 
 static uint64_t mapped(const bluestore *b)
@@ -272,19 +285,24 @@ static int read_ratios(bluestore *b, const rs_config *cfg, rs_err *err)
 {
     b->meta_ratio = rs_config_double(cfg, "bluestore_cache_meta_ratio");
     b->kv_ratio = rs_config_double(cfg, "bluestore_cache_kv_ratio");
-    if (b->meta_ratio + b->kv_ratio > 1.0 + 1e-9)
-        return rs_fail(err, RS_EINPUT, "bad values for keys 'bluestore_cache_meta_ratio' (%g) and "
-                       "'bluestore_cache_kv_ratio' (%g): their sum is above 1", b->meta_ratio,
-                       b->kv_ratio);
+    b->kv_onode_ratio = rs_config_double(cfg, "bluestore_cache_kv_onode_ratio");
+    if (b->meta_ratio + b->kv_ratio + b->kv_onode_ratio > 1.0 + 1e-9)
+        return rs_fail(err, RS_EINPUT, "bad values for keys 'bluestore_cache_meta_ratio' (%g), "
+                       "'bluestore_cache_kv_ratio' (%g) and 'bluestore_cache_kv_onode_ratio' (%g): "
+                       "their sum is above 1", b->meta_ratio, b->kv_ratio, b->kv_onode_ratio);
     /* Luminous: the kv share above kv_max goes to meta */
     b->cache_bytes = rs_config_size(cfg, "bluestore_cache_size");
     uint64_t kv_max = rs_config_size(cfg, "bluestore_cache_kv_max");
+    if (kv_max && b->mode == AUTOTUNE)
+        return rs_fail(err, RS_EINPUT, "bad value for key 'bluestore_cache_kv_max' (%llu): it is "
+                       "Luminous's cap on a fixed-size cache; PriorityCache (v14+, trim "
+                       "bluestore-autotune) has none, set it to 0", (unsigned long long)kv_max);
     if (kv_max && b->cache_bytes && (double)b->cache_bytes * b->kv_ratio > (double)kv_max) {
         double kv = (double)kv_max / (double)b->cache_bytes;
         b->meta_ratio += b->kv_ratio - kv;
         b->kv_ratio = kv;
     }
-    b->data_ratio = 1.0 - b->meta_ratio - b->kv_ratio;
+    b->data_ratio = 1.0 - b->meta_ratio - b->kv_ratio - b->kv_onode_ratio;
     if (b->data_ratio < 0)
         b->data_ratio = 0;
     return 0;
@@ -317,6 +335,7 @@ static int create(int mode, const rs_config *cfg, rs_engine *eng, const rs_trim_
                        rs_config_size(cfg, "osd_memory_cache_min"));
         b->resize_ns = rs_config_duration_ns(cfg, "osd_memory_cache_resize_interval");
         b->balance_ns = rs_config_duration_ns(cfg, "bluestore_cache_autotune_interval");
+        b->pc.chunk_v16 = rs_config_choice(cfg, "pcache_get_chunk") == 1;
         stats->memory_target_bytes = b->pc.target_bytes;
         /* the Manager constructor's one tune_memory(), then balance */
         rs_pcache_tune(&b->pc, mapped(b));
@@ -327,6 +346,9 @@ static int create(int mode, const rs_config *cfg, rs_engine *eng, const rs_trim_
     } else {
         b->meta_alloc = (uint64_t)(b->meta_ratio * (double)b->cache_bytes);
         b->data_alloc = (uint64_t)(b->data_ratio * (double)b->cache_bytes);
+        if (tgt->set_kv_capacity) /* a fixed-size cache: the block caches get their ratios */
+            tgt->set_kv_capacity(tgt->ctx, (uint64_t)(b->kv_ratio * (double)b->cache_bytes),
+                                 (uint64_t)(b->kv_onode_ratio * (double)b->cache_bytes));
     }
     resize_shards(b);
     if ((rc = rs_engine_every(eng, t0 + b->interval_ns, b->interval_ns, on_resize, b, err)))

@@ -12,6 +12,7 @@ void rs_pcache_init(rs_pcache *pc, uint64_t target_bytes, uint64_t base_bytes,
     pc->max_bytes = ltarget > (double)(base_bytes + cache_min_bytes)
                         ? (uint64_t)(ltarget - (double)base_bytes) : cache_min_bytes;
     pc->tuned_bytes = cache_min_bytes;
+    pc->chunk_v16 = 0;
 }
 
 void rs_pcache_tune(rs_pcache *pc, uint64_t mapped_bytes)
@@ -43,11 +44,27 @@ uint64_t rs_pcache_chunk(uint64_t usage_bytes, uint64_t total_bytes)
     return (v + chunk - 1) / chunk * chunk;
 }
 
+uint64_t rs_pcache_chunk_of(const rs_pcache *pc, uint64_t usage_bytes)
+{
+    if (!pc->chunk_v16)
+        return rs_pcache_chunk(usage_bytes, pc->tuned_bytes);
+    uint64_t p2 = 1;
+    while (p2 < pc->tuned_bytes && p2 < (1ull << 62))
+        p2 <<= 1;
+    uint64_t chunk = p2 / 256;
+    if (chunk < 4 * MIB)
+        chunk = 4 * MIB;
+    if (chunk > 64 * MIB)
+        chunk = 64 * MIB;
+    uint64_t v = usage_bytes + 64 * MIB;
+    return (v + chunk - 1) / chunk * chunk;
+}
+
 void rs_pcache_balance(const rs_pcache *pc, unsigned n, const uint64_t *want,
                        const double *ratio, uint64_t *r_commit)
 {
     double assigned[RS_PCACHE_MAX_CACHES] = { 0 };
-    double reserve = (double)rs_pcache_chunk(1, pc->tuned_bytes) * n;
+    double reserve = (double)rs_pcache_chunk_of(pc, 1) * n;
     double avail = (double)pc->tuned_bytes > reserve ? (double)pc->tuned_bytes - reserve : 0;
 
     /* priority 1: fair share by ratio among the caches still wanting bytes */
@@ -75,6 +92,6 @@ void rs_pcache_balance(const rs_pcache *pc, unsigned n, const uint64_t *want,
     for (unsigned i = 0; i < n; i++) {
         if (rall > 0 && avail > 0)
             assigned[i] += avail * ratio[i] / rall;
-        r_commit[i] = rs_pcache_chunk((uint64_t)assigned[i], pc->tuned_bytes);
+        r_commit[i] = rs_pcache_chunk_of(pc, (uint64_t)assigned[i]);
     }
 }

@@ -86,6 +86,12 @@ typedef struct rs_trim_target {
     /* The daemon has work in flight (a background thread that sleeps while
      * it is idle looks at this before re-arming). */
     int (*busy)(void *ctx);
+    /* Optional (NULL: RocksDB is not simulated, its caches are taken to
+     * want their whole ratio share): the RocksDB block caches' charged
+     * bytes (kv; kv_onode, 0 when onodes share the kv cache), and the
+     * capacities PriorityCache commits them. */
+    void (*kv_usage)(void *ctx, uint64_t *r_kv_bytes, uint64_t *r_kv_onode_bytes);
+    void (*set_kv_capacity)(void *ctx, uint64_t kv_bytes, uint64_t kv_onode_bytes);
 } rs_trim_target;
 
 typedef struct rs_trim_stats {

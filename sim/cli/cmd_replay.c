@@ -131,6 +131,10 @@ int cmd_replay(int argc, char **argv)
            metric(&res, "overshoot_max"));
     printf("  trims             %10.0f       items trimmed %.0f\n", metric(&res, "trims_count"),
            metric(&res, "trimmed_items_count"));
+    if (metric(&res, "health_rss_checks_count") > 0) /* the osd's whole model */
+        printf("  health (osd)      %10.0f of %.0f checks RSS over osd_memory_target (max +%.1f MiB)\n",
+               metric(&res, "health_rss_over_target_count"), metric(&res, "health_rss_checks_count"),
+               metric(&res, "health_rss_over_target_peak_bytes") / 1048576.0);
     rc = rs_cli_per_item(st, run_id, cfg, &res, &err);
 out:
     rs_result_release(&res);

@@ -89,7 +89,7 @@ expect_status 0 "osd --cgroup-limit" "$RSSIM" plan --preset osd-autotune \
 stdout_has "target from the cgroup limit" "^asked about osd_memory_target=1.60 GiB$"
 stdout_has "cgroup verdict" "target = 0.80 x cgroup limit 2.00 GiB; peak .* stays under it"
 stdout_has "osd rule of thumb" "rule of thumb: RSS ~ osd_memory_target, real RSS 0-15% over it"
-stdout_has "osd caveat" "^caveat: the OSD model does not yet simulate the RocksDB block cache"
+stdout_has "osd caveat" "^caveat: with osd_memory_model = caches the RocksDB share of osd_memory_target is not"
 
 # 7. refusals: exit 2, the key named
 expect_status 2 "preset without a limit key" plan --preset alloc-replay

@@ -1,0 +1,550 @@
+/*
+ * osd_budget.c — the BlueStore OSD's memory outside the onode and buffer
+ * caches (osd_memory_model = whole), every piece allocated through the
+ * run's allocator model, so its rounding and fragmentation apply and the
+ * autotuner reads it in the heap's mapped bytes as Ceph reads tcmalloc's.
+ *
+ * RocksDB block caches.  A cache plug-in with the sharded slots (cache.h;
+ * rocksdb-lru: LRUCache / Ceph's BinnedLRUCache), 2^rocksdb_cache_shard_bits
+ * shards (Ceph rocksdb_cache_shard_bits 4 in every release), a block's
+ * shard picked by its hash (RocksDB uses the hash's top bits).  An onode
+ * miss in BlueStore's onode cache reads the onode's key: one block of
+ * rocksdb_block_size (Ceph rocksdb_block_size 4 KiB) holding
+ * block/rocksdb_onode_bytes onodes; a hit touches it, a miss allocates it
+ * and inserts it (low priority), evicting to the shard's capacity as
+ * LRUCacheShard::Insert does.  From v16 the onode column family has its own
+ * block cache (bluestore_rocksdb_cfs "O(3,0-13)=block_cache={type=binned_lru}"),
+ * PriorityCache's kv_onode; before, onodes share the kv cache.  Which
+ * onodes share a block is a model choice: object numbers in order (RBD
+ * names an image's objects in order), block = object / (onodes per block).
+ * Index and filter blocks are not generated (v16+ inserts them at low
+ * priority, rocksdb_cache_index_and_filter_blocks_with_high_priority
+ * false); omap reads are not in the traces.  Capacity: PriorityCache's kv
+ * and kv_onode commitments (rs_osd_budget_set_capacity), split evenly over
+ * the shards as ShardedCache::SetCapacity does.
+ *
+ * Memtables.  Each write adds rocksdb_kv_bytes_per_write (its onode,
+ * extent, freelist and statfs updates) plus its data when it is at most
+ * bluestore_prefer_deferred_size (a deferred write's data goes through the
+ * WAL and the memtable), to the active memtable of one of rocksdb_write_cfs
+ * column families (by object hash).  A memtable grows in arena blocks of
+ * write_buffer_size / 8 (RocksDB's default arena_block_size, SanitizeOptions
+ * in column_family.cc), 4 KiB aligned; when it reaches write_buffer_size it
+ * becomes immutable; once min_write_buffer_number_to_merge immutable
+ * memtables wait (1 up to v17, 6 with PR 51821's Reef options) they are
+ * flushed together at the flush bandwidth, one flush at a time per family,
+ * and their blocks are freed when the flush ends.  A family holding
+ * max_write_buffer_number memtables stalls writes in RocksDB; here the
+ * active one keeps growing (counted: memtable_stall_count).  When the
+ * unflushed bytes of all families pass max_total_wal_size, the largest
+ * active memtable is switched and flushed with the family's waiting ones
+ * (RocksDB's WAL-full flush of the families holding the oldest WAL).
+ *
+ * PG log.  Each write appends an entry (osd_pg_log_entry_bytes) to its PG's
+ * log; a PG keeps clamp(osd_target_pg_log_entries_per_osd / PGs,
+ * osd_min_pg_log_entries, osd_max_pg_log_entries) entries (v15+, PR 32683),
+ * an entry trimmed from the log becomes a dup entry (osd_pg_log_dup_bytes)
+ * and a PG keeps osd_pg_log_dups_tracked of them; with
+ * osd_pg_log_dups_trim_broken the dups are never trimmed (tracker 53729:
+ * fixed in 16.2.11 and 17.2.4).  Model choice: one FIFO for all PGs of
+ * PGs × the per-PG length — the trace's writes hash evenly over the PGs, so
+ * it holds what the per-PG logs hold together.
+ *
+ * Memory: 24 bytes per cached block (+ the index), 8 per PG log entry or
+ * dup held, a memtable's block addresses.
+ */
+#include "osd_budget.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../sim/base/hash.h"
+#include "../../sim/base/idmap.h"
+
+#define NONE UINT32_MAX
+#define MAX_CFS 64
+
+const char *const rs_osd_budget_keys[] = {
+    "rocksdb_block_size", "rocksdb_cache_shard_bits", "rocksdb_onode_bytes",
+    "rocksdb_kv_bytes_per_write", "bluestore_prefer_deferred_size", "rocksdb_write_cfs",
+    "max_total_wal_size", "min_write_buffer_number_to_merge", "osd_min_pg_log_entries", "osd_max_pg_log_entries",
+    "osd_target_pg_log_entries_per_osd", "osd_pg_log_dups_tracked",
+    "osd_pg_log_dups_trim_broken", "osd_pg_log_entry_bytes", "osd_pg_log_dup_bytes",
+    "rocksdb_cache_high_pri_pool_ratio", NULL,
+};
+
+typedef struct memtable {
+    rs_osd_budget *b;
+    struct memtable *prev, *next; /* every live memtable, for destroy */
+    struct memtable *batch;       /* the next of the memtables flushed together */
+    rs_addr *blocks;
+    uint32_t nblocks, cap;
+    uint64_t bytes;
+    uint32_t cf;
+} memtable;
+
+typedef struct cf {
+    memtable *active;
+    memtable *pending;       /* immutable, waiting for min_write_buffer_number_to_merge */
+    uint32_t npending;
+    uint64_t pending_bytes;
+    uint32_t immutables;     /* pending and being flushed */
+    uint64_t flush_free_ns; /* its flush thread is busy until then */
+} cf;
+
+typedef struct ring {
+    rs_addr *a;
+    uint64_t head, n, cap; /* oldest at head */
+} ring;
+
+struct rs_osd_budget {
+    rs_engine *eng;
+    rs_alloc *alloc;
+    /* block caches */
+    const rs_cache_ops *ops;
+    rs_cache cache[2]; /* [0] kv, [1] kv_onode (when separate) */
+    int ncaches;
+    uint32_t nshards, bits;
+    uint64_t capacity[2], charged[2];
+    uint64_t *bkey;    /* block id -> key (cache << 62 | block number) */
+    rs_addr *baddr;
+    uint8_t *bcache;
+    uint32_t nblk, capblk, free_head;
+    uint32_t *bnext;   /* free list */
+    rs_idmap idx;
+    uint64_t block_bytes, onodes_per_block;
+    uint32_t cur_thread;
+    uint64_t kv_hits, kv_misses, kv_evictions;
+    /* memtables */
+    cf cfs[MAX_CFS];
+    memtable *live;
+    uint32_t ncfs, max_buffers, merge, flush_thread;
+    uint64_t wbs, arena, per_write, deferred_max, max_wal, flush_bw;
+    uint64_t memtable_bytes, memtable_alloc_bytes, memtable_peak_bytes, flushes, stalls;
+    /* pg log */
+    ring log, dups;
+    uint64_t log_cap, dups_cap;
+    int dups_unbounded;         /* tracker 53729: dups never trimmed */
+    uint64_t entry_bytes, dup_bytes;
+    uint64_t dups_peak;
+};
+
+/* ---- block caches ---- */
+
+static uint64_t bkey_of(const void *ctx, uint32_t id)
+{
+    return ((const rs_osd_budget *)ctx)->bkey[id];
+}
+
+static void on_block_evicted(void *ctx, rs_oid id, int what)
+{
+    rs_osd_budget *b = ctx;
+    (void)what;
+    int c = b->bcache[id];
+    b->alloc->ops->free(b->alloc->state, b->baddr[id], b->block_bytes, b->cur_thread,
+                        b->eng->now_ns);
+    b->charged[c] -= b->block_bytes;
+    rs_idmap_delete(&b->idx, rs_idmap_probe(&b->idx, b->bkey[id], rs_hash64(b->bkey[id]), bkey_of, b));
+    b->bnext[id] = b->free_head;
+    b->free_head = id;
+    b->kv_evictions++;
+}
+
+static uint32_t shard_of(const rs_osd_budget *b, uint64_t h)
+{
+    return b->bits ? (uint32_t)(h >> (64 - b->bits)) : 0;
+}
+
+static int grow_blocks(rs_osd_budget *b, rs_err *err)
+{
+    uint32_t cap = b->capblk ? b->capblk * 2 : 4096;
+    uint64_t *k = realloc(b->bkey, (size_t)cap * sizeof *k);
+    if (k)
+        b->bkey = k;
+    rs_addr *a = realloc(b->baddr, (size_t)cap * sizeof *a);
+    if (a)
+        b->baddr = a;
+    uint8_t *c = realloc(b->bcache, (size_t)cap);
+    if (c)
+        b->bcache = c;
+    uint32_t *n = realloc(b->bnext, (size_t)cap * sizeof *n);
+    if (n)
+        b->bnext = n;
+    if (!k || !a || !c || !n)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %u block-cache entries", cap);
+    b->capblk = cap;
+    return 0;
+}
+
+int rs_osd_budget_onode_read(rs_osd_budget *b, uint64_t object, uint32_t thread, rs_err *err)
+{
+    int c = b->ncaches - 1; /* the onode family's cache */
+    uint64_t key = (uint64_t)c << 62 | object / b->onodes_per_block;
+    uint64_t h = rs_hash64(key);
+    uint64_t slot = rs_idmap_probe(&b->idx, key, h, bkey_of, b);
+    uint32_t id = rs_idmap_id(&b->idx, slot);
+    const rs_cache_ops *ops = b->ops;
+    int rc;
+    if (id != NONE) {
+        b->kv_hits++;
+        ops->touch(b->cache[c].state, id);
+        return 0;
+    }
+    b->kv_misses++;
+    if ((rc = rs_idmap_reserve(&b->idx, err)))
+        return rc;
+    if (b->free_head != NONE) {
+        id = b->free_head;
+        b->free_head = b->bnext[id];
+    } else {
+        if (b->nblk == b->capblk && (rc = grow_blocks(b, err)))
+            return rc;
+        id = b->nblk++;
+    }
+    b->bkey[id] = key;
+    b->bcache[id] = (uint8_t)c;
+    b->baddr[id] = b->alloc->ops->alloc(b->alloc->state, b->block_bytes, thread, b->eng->now_ns);
+    if (!b->baddr[id])
+        return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+    rs_idmap_put(&b->idx, rs_idmap_probe(&b->idx, key, h, bkey_of, b), key, h, id);
+    uint32_t s = shard_of(b, h);
+    if ((rc = ops->insert_at(b->cache[c].state, id, b->block_bytes, s, RS_CACHE_LEVEL_ALL, err)))
+        return rc;
+    b->charged[c] += b->block_bytes;
+    b->cur_thread = thread;
+    ops->trim_to(b->cache[c].state, s, b->capacity[c] / b->nshards, on_block_evicted, b);
+    return 0;
+}
+
+void rs_osd_budget_set_capacity(rs_osd_budget *b, uint64_t kv_bytes, uint64_t kv_onode_bytes,
+                                uint32_t thread)
+{
+    b->capacity[0] = kv_bytes;
+    b->capacity[1] = kv_onode_bytes;
+    b->cur_thread = thread;
+    for (int c = 0; c < b->ncaches; c++)
+        for (uint32_t s = 0; s < b->nshards; s++)
+            b->ops->trim_to(b->cache[c].state, s, b->capacity[c] / b->nshards, on_block_evicted, b);
+}
+
+void rs_osd_budget_kv_usage(const rs_osd_budget *b, uint64_t *r_kv, uint64_t *r_kv_onode)
+{
+    *r_kv = b->charged[0];
+    *r_kv_onode = b->ncaches > 1 ? b->charged[1] : 0;
+}
+
+/* ---- memtables ---- */
+
+static void memtable_free(rs_osd_budget *b, memtable *m, uint32_t thread)
+{
+    for (uint32_t i = 0; i < m->nblocks; i++)
+        b->alloc->ops->free(b->alloc->state, m->blocks[i], b->arena, thread, b->eng->now_ns);
+    b->memtable_alloc_bytes -= (uint64_t)m->nblocks * b->arena;
+    b->memtable_bytes -= m->bytes;
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        b->live = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    free(m->blocks);
+    free(m);
+}
+
+static void on_flushed(void *ctx, uint64_t now_ns)
+{
+    memtable *m = ctx;
+    rs_osd_budget *b = m->b;
+    (void)now_ns;
+    while (m) {
+        memtable *next = m->batch;
+        b->cfs[m->cf].immutables--;
+        b->flushes++;
+        memtable_free(b, m, b->flush_thread);
+        m = next;
+    }
+}
+
+/* Flush c's pending immutable memtables together (one flush job). */
+static int flush_pending(rs_osd_budget *b, uint32_t c, rs_err *err)
+{
+    cf *f = &b->cfs[c];
+    if (!f->pending)
+        return 0;
+    uint64_t now = b->eng->now_ns;
+    uint64_t start = f->flush_free_ns > now ? f->flush_free_ns : now;
+    uint64_t dur = (uint64_t)((double)f->pending_bytes * 1e9 / (double)b->flush_bw);
+    memtable *batch = f->pending;
+    f->pending = NULL;
+    f->npending = 0;
+    f->pending_bytes = 0;
+    f->flush_free_ns = start + dur;
+    return rs_engine_at(b->eng, f->flush_free_ns, on_flushed, batch, err);
+}
+
+/* The active memtable of c becomes immutable, if the family has room for
+ * one more; it is flushed with the others once
+ * min_write_buffer_number_to_merge of them wait, or at once when forced
+ * (max_total_wal_size: RocksDB's WAL-full flush takes every immutable). */
+static int switch_memtable(rs_osd_budget *b, uint32_t c, int force, rs_err *err)
+{
+    cf *f = &b->cfs[c];
+    memtable *m = f->active;
+    if (!m)
+        return 0;
+    if (f->immutables + 1 >= b->max_buffers) {
+        b->stalls++;
+        return 0;
+    }
+    f->active = NULL;
+    f->immutables++;
+    m->batch = f->pending;
+    f->pending = m;
+    f->npending++;
+    f->pending_bytes += m->bytes;
+    if (force || f->npending >= b->merge)
+        return flush_pending(b, c, err);
+    return 0;
+}
+
+static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t thread, rs_err *err)
+{
+    cf *f = &b->cfs[c];
+    if (!f->active) {
+        if (!(f->active = calloc(1, sizeof *f->active)))
+            return rs_fail(err, RS_ENOMEM, "out of memory for a memtable");
+        f->active->b = b;
+        f->active->cf = c;
+        f->active->next = b->live;
+        if (b->live)
+            b->live->prev = f->active;
+        b->live = f->active;
+    }
+    memtable *m = f->active;
+    m->bytes += bytes;
+    b->memtable_bytes += bytes;
+    while ((uint64_t)m->nblocks * b->arena < m->bytes) {
+        if (m->nblocks == m->cap) {
+            uint32_t cap = m->cap ? m->cap * 2 : 16;
+            rs_addr *n = realloc(m->blocks, (size_t)cap * sizeof *n);
+            if (!n)
+                return rs_fail(err, RS_ENOMEM, "out of memory for a memtable's blocks");
+            m->blocks = n;
+            m->cap = cap;
+        }
+        rs_addr a = b->alloc->ops->alloc(b->alloc->state, b->arena, thread, b->eng->now_ns);
+        if (!a)
+            return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+        m->blocks[m->nblocks++] = a;
+        b->memtable_alloc_bytes += b->arena;
+    }
+    if (b->memtable_alloc_bytes > b->memtable_peak_bytes)
+        b->memtable_peak_bytes = b->memtable_alloc_bytes;
+    int rc = 0;
+    if (m->bytes >= b->wbs)
+        rc = switch_memtable(b, c, 0, err);
+    if (!rc && b->max_wal && b->memtable_bytes > b->max_wal) {
+        uint32_t big = 0;
+        uint64_t most = 0;
+        for (uint32_t i = 0; i < b->ncfs; i++)
+            if (b->cfs[i].active && b->cfs[i].active->bytes > most) {
+                most = b->cfs[i].active->bytes;
+                big = i;
+            }
+        if (most)
+            rc = switch_memtable(b, big, 1, err);
+    }
+    return rc;
+}
+
+/* ---- pg log ---- */
+
+static int ring_push(ring *r, rs_addr a, rs_err *err)
+{
+    if (r->n == r->cap) {
+        uint64_t cap = r->cap ? r->cap * 2 : 1024;
+        rs_addr *n = malloc((size_t)cap * sizeof *n);
+        if (!n)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %llu pg log entries",
+                           (unsigned long long)cap);
+        for (uint64_t i = 0; i < r->n; i++)
+            n[i] = r->a[(r->head + i) % r->cap];
+        free(r->a);
+        r->a = n;
+        r->head = 0;
+        r->cap = cap;
+    }
+    r->a[(r->head + r->n) % r->cap] = a;
+    r->n++;
+    return 0;
+}
+
+static rs_addr ring_pop(ring *r)
+{
+    rs_addr a = r->a[r->head];
+    r->head = (r->head + 1) % r->cap;
+    r->n--;
+    return a;
+}
+
+static int pg_log_append(rs_osd_budget *b, uint32_t thread, rs_err *err)
+{
+    const rs_alloc_ops *ao = b->alloc->ops;
+    uint64_t now = b->eng->now_ns;
+    rs_addr a = ao->alloc(b->alloc->state, b->entry_bytes, thread, now);
+    int rc;
+    if (!a)
+        return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+    if ((rc = ring_push(&b->log, a, err)))
+        return rc;
+    while (b->log.n > b->log_cap) {
+        ao->free(b->alloc->state, ring_pop(&b->log), b->entry_bytes, thread, now);
+        if (!b->dups_cap && !b->dups_unbounded)
+            continue;
+        rs_addr d = ao->alloc(b->alloc->state, b->dup_bytes, thread, now);
+        if (!d)
+            return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+        if ((rc = ring_push(&b->dups, d, err)))
+            return rc;
+        if (b->dups.n > b->dups_peak)
+            b->dups_peak = b->dups.n;
+        while (!b->dups_unbounded && b->dups.n > b->dups_cap)
+            ao->free(b->alloc->state, ring_pop(&b->dups), b->dup_bytes, thread, now);
+    }
+    return 0;
+}
+
+int rs_osd_budget_write(rs_osd_budget *b, uint64_t object, uint32_t pg, uint64_t data_bytes,
+                        uint32_t thread, rs_err *err)
+{
+    (void)pg; /* one FIFO for every PG (see above) */
+    uint64_t bytes = b->per_write + (data_bytes <= b->deferred_max ? data_bytes : 0);
+    uint32_t c = b->ncfs > 1 ? (uint32_t)(rs_hash64(object ^ 0x9e3779b97f4a7c15ull) % b->ncfs) : 0;
+    int rc;
+    if (bytes && (rc = memtable_add(b, c, bytes, thread, err)))
+        return rc;
+    return pg_log_append(b, thread, err);
+}
+
+uint64_t rs_osd_budget_bytes(const rs_osd_budget *b)
+{
+    return b->charged[0] + b->charged[1] + b->memtable_alloc_bytes + b->log.n * b->entry_bytes +
+           b->dups.n * b->dup_bytes;
+}
+
+/* ---- lifecycle ---- */
+
+int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
+                         const rs_cache_ops *kv_ops, int kv_onode, uint32_t pg_count,
+                         uint64_t write_buffer_bytes, uint32_t max_buffers,
+                         uint64_t flush_bytes_per_s, uint32_t flush_thread,
+                         rs_osd_budget **r_budget, rs_err *err)
+{
+    rs_osd_budget *b = calloc(1, sizeof *b);
+    int rc;
+    if (!b)
+        return rs_fail(err, RS_ENOMEM, "out of memory for the osd's budget");
+    b->eng = eng;
+    b->alloc = alloc;
+    b->ops = kv_ops;
+    b->free_head = NONE;
+    b->ncaches = kv_onode ? 2 : 1;
+    b->bits = (uint32_t)rs_config_int(cfg, "rocksdb_cache_shard_bits");
+    b->nshards = 1u << b->bits;
+    b->block_bytes = rs_config_size(cfg, "rocksdb_block_size");
+    uint64_t onode = rs_config_size(cfg, "rocksdb_onode_bytes");
+    b->onodes_per_block = b->block_bytes / onode ? b->block_bytes / onode : 1;
+    b->capacity[0] = b->capacity[1] = UINT64_MAX;
+    b->per_write = rs_config_size(cfg, "rocksdb_kv_bytes_per_write");
+    b->deferred_max = rs_config_size(cfg, "bluestore_prefer_deferred_size");
+    b->ncfs = (uint32_t)rs_config_int(cfg, "rocksdb_write_cfs");
+    b->max_wal = rs_config_size(cfg, "max_total_wal_size");
+    b->wbs = write_buffer_bytes;
+    b->max_buffers = max_buffers ? max_buffers : 1;
+    b->merge = (uint32_t)rs_config_int(cfg, "min_write_buffer_number_to_merge");
+    b->arena = (write_buffer_bytes / 8 + 4095) / 4096 * 4096;
+    if (!b->arena)
+        b->arena = 4096;
+    b->flush_bw = flush_bytes_per_s ? flush_bytes_per_s : 1;
+    b->flush_thread = flush_thread;
+    uint64_t pgs = pg_count ? pg_count : 1;
+    uint64_t lo = (uint64_t)rs_config_int(cfg, "osd_min_pg_log_entries");
+    uint64_t hi = (uint64_t)rs_config_int(cfg, "osd_max_pg_log_entries");
+    uint64_t target = (uint64_t)rs_config_int(cfg, "osd_target_pg_log_entries_per_osd");
+    uint64_t per_pg = target ? target / pgs : hi;
+    if (per_pg > hi)
+        per_pg = hi;
+    if (per_pg < lo)
+        per_pg = lo;
+    b->log_cap = per_pg * pgs;
+    b->dups_cap = (uint64_t)rs_config_int(cfg, "osd_pg_log_dups_tracked") * pgs;
+    b->dups_unbounded = rs_config_bool(cfg, "osd_pg_log_dups_trim_broken");
+    b->entry_bytes = rs_config_size(cfg, "osd_pg_log_entry_bytes");
+    b->dup_bytes = rs_config_size(cfg, "osd_pg_log_dup_bytes");
+    if (lo > hi) {
+        rc = rs_fail(err, RS_EINPUT, "bad values for keys 'osd_min_pg_log_entries' (%llu) and "
+                     "'osd_max_pg_log_entries' (%llu): the floor is above the cap",
+                     (unsigned long long)lo, (unsigned long long)hi);
+        goto fail;
+    }
+    if ((rc = rs_idmap_init(&b->idx, 1024, err)))
+        goto fail;
+    for (int c = 0; c < b->ncaches; c++) {
+        if ((rc = kv_ops->create(cfg, &b->cache[c].state, err)))
+            goto fail;
+        b->cache[c].ops = kv_ops;
+        if ((rc = kv_ops->set_shards(b->cache[c].state, b->nshards, err)))
+            goto fail;
+    }
+    *r_budget = b;
+    return 0;
+fail:
+    rs_osd_budget_destroy(b);
+    return rc;
+}
+
+void rs_osd_budget_destroy(rs_osd_budget *b)
+{
+    if (!b)
+        return;
+    for (int c = 0; c < 2; c++)
+        if (b->cache[c].ops)
+            b->cache[c].ops->destroy(b->cache[c].state);
+    while (b->live) { /* the allocator model goes with the run: only our own memory */
+        memtable *m = b->live;
+        b->live = m->next;
+        free(m->blocks);
+        free(m);
+    }
+    rs_idmap_release(&b->idx);
+    free(b->bkey);
+    free(b->baddr);
+    free(b->bcache);
+    free(b->bnext);
+    free(b->log.a);
+    free(b->dups.a);
+    free(b);
+}
+
+int rs_osd_budget_metrics(const rs_osd_budget *b, rs_result *res, rs_err *err)
+{
+    uint64_t lookups = b->kv_hits + b->kv_misses;
+    const struct { const char *name; double v; } m[] = {
+        { "kv_cache_bytes", (double)b->charged[0] },
+        { "kv_onode_cache_bytes", (double)(b->ncaches > 1 ? b->charged[1] : 0) },
+        { "kv_cache_hit_ratio", lookups ? (double)b->kv_hits / (double)lookups : 0 },
+        { "kv_cache_evictions_count", (double)b->kv_evictions },
+        { "memtable_bytes", (double)b->memtable_alloc_bytes },
+        { "memtable_peak_bytes", (double)b->memtable_peak_bytes },
+        { "memtable_flushes_count", (double)b->flushes },
+        { "memtable_stall_count", (double)b->stalls },
+        { "pg_log_entries_count", (double)b->log.n },
+        { "pg_log_dups_count", (double)b->dups.n },
+        { "pg_log_bytes", (double)(b->log.n * b->entry_bytes + b->dups.n * b->dup_bytes) },
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
+        rc = rs_result_set_metric(res, m[i].name, m[i].v, err);
+    return rc;
+}

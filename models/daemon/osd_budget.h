@@ -1,0 +1,98 @@
+/*
+ * osd_budget.h — the BlueStore OSD's memory outside its onode and buffer
+ * caches, each allocation made through the run's allocator model: RocksDB's
+ * block caches (kv, and kv_onode for the onode column family from v16),
+ * its memtables, and the PG log with its dup entries.  Used by the osd
+ * daemon (osd.c) when osd_memory_model = whole; see osd_budget.c for the
+ * sources of every constant.  Units: bytes, ns.
+ */
+#ifndef RS_OSD_BUDGET_H
+#define RS_OSD_BUDGET_H
+
+#include <stdint.h>
+
+#include "../../sim/base/config.h"
+#include "../../sim/base/err.h"
+#include "../../sim/base/result.h"
+#include "../../sim/engine.h"
+#include "../alloc/alloc.h"
+#include "../cache/cache.h"
+
+typedef struct rs_osd_budget rs_osd_budget;
+
+/* The keys the budget reads (the osd daemon lists them in its params). */
+#define RS_OSD_BUDGET_PARAMS                                                                     \
+    { .key = "rocksdb_block_size", .type = RS_PT_SIZE, .def = "4K",                              \
+      .doc = "whole: RocksDB block size (Ceph rocksdb_block_size, 4 KiB in every release)",     \
+      .range = "[512, 1G]" },                                                                    \
+    { .key = "rocksdb_cache_shard_bits", .type = RS_PT_INT, .def = "4",                          \
+      .doc = "whole: block-cache shards = 2^bits (Ceph rocksdb_cache_shard_bits, 4)",            \
+      .range = "[0, 12]" },                                                                      \
+    { .key = "rocksdb_onode_bytes", .type = RS_PT_SIZE, .def = "1K",                             \
+      .doc = "whole: an onode with its extent map as stored in RocksDB (encoded; a block of "    \
+             "rocksdb_block_size holds block/this onodes)",                                      \
+      .range = "[1, 1G]" },                                                                      \
+    { .key = "rocksdb_kv_bytes_per_write", .type = RS_PT_SIZE, .def = "1K",                      \
+      .doc = "whole: memtable bytes a write adds (onode, extent, freelist and statfs updates)",  \
+      .range = "[0, 1G]" },                                                                      \
+    { .key = "bluestore_prefer_deferred_size", .type = RS_PT_SIZE, .def = "0",                   \
+      .doc = "whole: writes up to this size are deferred, their data through the WAL and the "   \
+             "memtable (v16 _ssd 0, _hdd 64K)" },                                                \
+    { .key = "rocksdb_write_cfs", .type = RS_PT_INT, .def = "1",                                 \
+      .doc = "whole: column families the writes spread over, each with its own memtables "       \
+             "(v16 bluestore_rocksdb_cfs: O(3,...) puts onodes in 3)",                           \
+      .range = "[1, 64]" },                                                                      \
+    { .key = "max_total_wal_size", .type = RS_PT_SIZE, .def = "0",                               \
+      .doc = "whole: unflushed memtable bytes over all families that force a flush (v16+ "      \
+             "bluestore_rocksdb_options 1 GiB; 0 = none)" },                                     \
+    { .key = "min_write_buffer_number_to_merge", .type = RS_PT_INT, .def = "1",                  \
+      .doc = "whole: immutable memtables a family waits for before one flush (<= v17 1; "       \
+             "Reef/Squid options of PR 51821: 6)", .range = "[1, 4096]" },                       \
+    { .key = "osd_min_pg_log_entries", .type = RS_PT_INT, .def = "250",                          \
+      .doc = "whole: PG log length floor per PG (v15+ 250)", .range = "[0, 100000000]" },        \
+    { .key = "osd_max_pg_log_entries", .type = RS_PT_INT, .def = "10000",                        \
+      .doc = "whole: PG log length cap per PG (v15+ 10000)", .range = "[1, 100000000]" },        \
+    { .key = "osd_target_pg_log_entries_per_osd", .type = RS_PT_INT, .def = "300000",            \
+      .doc = "whole: PG log entries the OSD aims for, split over its PGs (v15+ 300000; 0 = "     \
+             "every PG at osd_max_pg_log_entries, as v14)", .range = "[0, 1000000000]" },        \
+    { .key = "osd_pg_log_dups_tracked", .type = RS_PT_INT, .def = "3000",                        \
+      .doc = "whole: dup entries kept per PG (3000)", .range = "[0, 100000000]" },               \
+    { .key = "osd_pg_log_dups_trim_broken", .type = RS_PT_BOOL, .def = "false",                  \
+      .doc = "whole: dups are never trimmed (ceph tracker 53729; fixed in 16.2.11, 17.2.4)" },   \
+    { .key = "osd_pg_log_entry_bytes", .type = RS_PT_SIZE, .def = "1K",                          \
+      .doc = "whole: one PG log entry's allocation (osd_pglog mempool per entry, measured "      \
+             "16.2.15)", .range = "[1, 1M]" },                                                   \
+    { .key = "osd_pg_log_dup_bytes", .type = RS_PT_SIZE, .def = "112",                           \
+      .doc = "whole: one dup entry's allocation (pg_log_dup_t + list node)",                     \
+      .range = "[1, 1M]" }
+
+/* The keys above, for the daemon's check that none is set in vain. */
+extern const char *const rs_osd_budget_keys[];
+
+/* Build it: block caches from kv_ops (two instances when kv_onode is set:
+ * the onode column family has its own cache), pg_count PGs, flushes at
+ * flush_bytes_per_s, write_buffer_bytes × max_buffers memtables per family.
+ * alloc_thread is the thread a flush frees on. */
+int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
+                         const rs_cache_ops *kv_ops, int kv_onode, uint32_t pg_count,
+                         uint64_t write_buffer_bytes, uint32_t max_buffers,
+                         uint64_t flush_bytes_per_s, uint32_t flush_thread,
+                         rs_osd_budget **r_budget, rs_err *err);
+void rs_osd_budget_destroy(rs_osd_budget *b);
+/* An onode miss read object's onode from RocksDB, on thread. */
+int rs_osd_budget_onode_read(rs_osd_budget *b, uint64_t object, uint32_t thread, rs_err *err);
+/* A write of data_bytes to object in PG pg, on thread: memtable and PG log. */
+int rs_osd_budget_write(rs_osd_budget *b, uint64_t object, uint32_t pg, uint64_t data_bytes,
+                        uint32_t thread, rs_err *err);
+/* PriorityCache's commitments: the block caches' capacities (per shard
+ * the 2^bits-th part), evicting now on thread. */
+void rs_osd_budget_set_capacity(rs_osd_budget *b, uint64_t kv_bytes, uint64_t kv_onode_bytes,
+                                uint32_t thread);
+/* Block-cache bytes charged now. */
+void rs_osd_budget_kv_usage(const rs_osd_budget *b, uint64_t *r_kv, uint64_t *r_kv_onode);
+/* Bytes held now: block caches, memtables, PG log entries and dups. */
+uint64_t rs_osd_budget_bytes(const rs_osd_budget *b);
+/* kv_*, memtable_*, pg_log_* metrics. */
+int rs_osd_budget_metrics(const rs_osd_budget *b, rs_result *res, rs_err *err);
+
+#endif

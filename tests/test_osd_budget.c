@@ -1,0 +1,244 @@
+/*
+ * test_osd_budget.c — the osd's whole model (osd_memory_model = whole,
+ * models/daemon/osd_budget.c) against numbers worked out by hand:
+ *   - PG log: N writes over P PGs keep min(N, P × clamp(target/P, min, max))
+ *     entries and min(the rest, P × dups_tracked) dups; with the tracker
+ *     53729 bug every trimmed entry stays a dup; the bytes are the counts
+ *     times the entry and dup sizes;
+ *   - memtables: W writes of b bytes fill write_buffer_size every
+ *     wbs / b writes, full ones are flushed min_write_buffer_number_to_merge
+ *     at a time (flush count exact when the flush is instant), and one
+ *     family never holds more than
+ *     max_write_buffer_number of them (a stall is counted instead);
+ *   - block cache: each distinct onode-block read once misses, a second
+ *     pass over a cache large enough hits every time; a capacity of k
+ *     blocks per shard keeps at most k per shard;
+ *   - a whole-model key set with osd_memory_model = caches is refused,
+ *     naming it; and the health checks count RSS over osd_memory_target.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "sim/base/config.h"
+#include "sim/base/result.h"
+#include "sim/run.h"
+#include "sim/schema.h"
+#include "traces/trace.h"
+
+static char trace_path[512];
+static rs_trace_writer *tw;
+
+static void trace_begin(void)
+{
+    rs_err err;
+    const char *dir = getenv("TMPDIR");
+    snprintf(trace_path, sizeof trace_path, "%s/rssim-test-osd-budget-%d.bin",
+             dir && *dir ? dir : "/tmp", (int)getpid());
+    CHECK(rs_trace_writer_open(&tw, trace_path, "binary", "osd", &err) == 0);
+}
+
+static void rec(uint64_t t_ns, int write, uint64_t object, uint64_t len)
+{
+    rs_err err;
+    rs_rec r = { .t_ns = t_ns, .key = object, .size_bytes = len, .aux = 0, .thread = 0,
+                 .op = write ? RS_OP_WRITE : RS_OP_READ };
+    CHECK(rs_trace_write(tw, &r, &err) == 0);
+}
+
+static void trace_end(void)
+{
+    rs_err err;
+    CHECK(rs_trace_writer_close(tw, &err) == 0);
+}
+
+static const char *const quiet[] = {
+    "daemon=osd", "alloc=ideal", "osd_memory_model=whole", "trim=bluestore-on-add",
+    "bluestore_cache_kv_max=0", "bluestore_cache_size=1G", "osd_op_num_shards=1",
+    "osd_op_num_threads_per_shard=1", "osd_op_read_cost=0", "osd_op_write_cost=0",
+    "osd_op_cost_per_mib=0", "osd_op_read_random_cost=0", "osd_op_write_random_cost=0",
+    "osd_device_read_rand_cost=0", "osd_device_read_seq_cost=0", "osd_device_write_cost=0",
+    "osd_device_read_bandwidth=1T", "osd_device_write_bandwidth=1T", "osd_client_latency=0",
+    "osd_trim_cost_per_item=0", "sample_interval=10ms", NULL,
+};
+
+static int run_with(rs_result *res, const char *const *extra, rs_err *err)
+{
+    rs_config *cfg;
+    CHECK(rs_config_new(&cfg, err) == 0);
+    for (const char *const *kv = quiet; *kv; kv++)
+        CHECK_MSG(rs_config_set_kv(cfg, *kv, "test", err) == 0, "%s", *kv);
+    for (const char *const *kv = extra; *kv; kv++)
+        CHECK_MSG(rs_config_set_kv(cfg, *kv, "test", err) == 0, "%s", *kv);
+    rs_result_init(res);
+    int rc = rs_run_execute(trace_path, cfg, res, NULL, err);
+    rs_config_free(cfg);
+    return rc;
+}
+
+static void run(rs_result *res, const char *const *extra)
+{
+    rs_err err;
+    int rc = run_with(res, extra, &err);
+    CHECK_MSG(rc == 0, "run: %s", err.msg);
+}
+
+static double metric(const rs_result *res, const char *name)
+{
+    double v = -1;
+    CHECK_MSG(rs_result_metric(res, name, &v) == 0, "no metric %s", name);
+    return v;
+}
+
+/* N writes, 1 ms apart, each to a new object. */
+static void writes(int n)
+{
+    trace_begin();
+    for (int i = 0; i < n; i++)
+        rec((uint64_t)i * 1000000ull, 1, (uint64_t)i, 4096);
+    trace_end();
+}
+
+static void test_pg_log(void)
+{
+    rs_result res;
+    writes(5000);
+    /* 4 PGs: per PG clamp(2000/4, 100, 10000) = 500 -> 2000 entries; dups
+     * 4 x 300 = 1200 of the 3000 trimmed */
+    const char *const a[] = { "osd_pg_num=4", "osd_target_pg_log_entries_per_osd=2000",
+                              "osd_min_pg_log_entries=100", "osd_pg_log_dups_tracked=300",
+                              "osd_pg_log_entry_bytes=1000", "osd_pg_log_dup_bytes=100",
+                              "rocksdb_kv_bytes_per_write=0", NULL };
+    run(&res, a);
+    CHECK(metric(&res, "pg_log_entries_count") == 2000);
+    CHECK(metric(&res, "pg_log_dups_count") == 1200);
+    CHECK(metric(&res, "pg_log_bytes") == 2000 * 1000 + 1200 * 100);
+    rs_result_release(&res);
+    /* the floor wins: clamp(2000/4, 800, ..) = 800 per PG */
+    const char *const b[] = { "osd_pg_num=4", "osd_target_pg_log_entries_per_osd=2000",
+                              "osd_min_pg_log_entries=800", "osd_pg_log_dups_tracked=300",
+                              "rocksdb_kv_bytes_per_write=0", NULL };
+    run(&res, b);
+    CHECK(metric(&res, "pg_log_entries_count") == 3200);
+    CHECK(metric(&res, "pg_log_dups_count") == 1200);
+    rs_result_release(&res);
+    /* tracker 53729: no dup is ever trimmed */
+    const char *const c[] = { "osd_pg_num=4", "osd_target_pg_log_entries_per_osd=2000",
+                              "osd_min_pg_log_entries=100", "osd_pg_log_dups_tracked=300",
+                              "osd_pg_log_dups_trim_broken=true", "rocksdb_kv_bytes_per_write=0",
+                              NULL };
+    run(&res, c);
+    CHECK(metric(&res, "pg_log_entries_count") == 2000);
+    CHECK(metric(&res, "pg_log_dups_count") == 3000);
+    rs_result_release(&res);
+}
+
+static void test_memtables(void)
+{
+    rs_result res;
+    writes(5000);
+    /* 1000 B a write, 1 MB buffers: a flush every 1000 writes -> 5, none left */
+    const char *const a[] = { "rocksdb_kv_bytes_per_write=1000", "write_buffer_size=1000000",
+                              "max_write_buffer_number=4", NULL };
+    run(&res, a);
+    CHECK(metric(&res, "memtable_flushes_count") == 5);
+    CHECK(metric(&res, "memtable_stall_count") == 0);
+    CHECK(metric(&res, "memtable_bytes") == 0);
+    /* the active memtable in blocks of wbs/8 rounded to 4 KiB: 126976 B x 8 */
+    CHECK(metric(&res, "memtable_peak_bytes") == 8 * 126976.0);
+    rs_result_release(&res);
+    /* a flush that takes 1000 s: the family fills max_write_buffer_number
+     * (1 active + 1 immutable with 2), then every further full memtable
+     * stalls instead */
+    const char *const b[] = { "rocksdb_kv_bytes_per_write=1000", "write_buffer_size=1000000",
+                              "max_write_buffer_number=2", "osd_device_write_bandwidth=1000",
+                              NULL };
+    run(&res, b);
+    CHECK(metric(&res, "memtable_stall_count") > 0);
+    CHECK(metric(&res, "memtable_flushes_count") == 1); /* the one immutable, at the end */
+    rs_result_release(&res);
+    /* min_write_buffer_number_to_merge 3: 5 full memtables, the first 3
+     * flushed together, 2 still waiting at the end (2 MB of arena blocks:
+     * 16 x 126976 B) */
+    const char *const c[] = { "rocksdb_kv_bytes_per_write=1000", "write_buffer_size=1000000",
+                              "max_write_buffer_number=8", "min_write_buffer_number_to_merge=3",
+                              NULL };
+    run(&res, c);
+    CHECK(metric(&res, "memtable_flushes_count") == 3);
+    CHECK(metric(&res, "memtable_bytes") == 16 * 126976.0);
+    rs_result_release(&res);
+}
+
+static void test_block_cache(void)
+{
+    rs_result res;
+    /* 512 objects, 4 onodes per block (4K / 1K): 128 blocks, read twice;
+     * the block cache ends holding exactly those 128 blocks, none evicted */
+    trace_begin();
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 512; i++)
+            rec((uint64_t)(pass * 512 + i) * 1000000ull, 0, (uint64_t)i, 4096);
+    trace_end();
+    const char *const a[] = { "bluestore_cache_meta_ratio=0.01", "bluestore_cache_kv_ratio=0.99",
+                              "rocksdb_cache_shard_bits=0", "bluestore_cache_size=1G", NULL };
+    run(&res, a);
+    CHECK(metric(&res, "kv_cache_bytes") == 128 * 4096.0);
+    CHECK(metric(&res, "kv_cache_evictions_count") == 0);
+    rs_result_release(&res);
+    /* a capacity of 0.99 x 400 KiB over 1 shard: 99 blocks fit */
+    const char *const b[] = { "bluestore_cache_size=400K", "bluestore_cache_meta_ratio=0.01",
+                              "bluestore_cache_kv_ratio=0.99", "rocksdb_cache_shard_bits=0", NULL };
+    run(&res, b);
+    CHECK(metric(&res, "kv_cache_bytes") <= 0.99 * 400 * 1024);
+    CHECK(metric(&res, "kv_cache_bytes") > 0.99 * 400 * 1024 - 4096);
+    CHECK(metric(&res, "kv_cache_evictions_count") > 0);
+    rs_result_release(&res);
+}
+
+static void test_refusals(void)
+{
+    rs_result res;
+    rs_err err;
+    writes(10);
+    const char *const a[] = { "osd_memory_model=caches", "rocksdb_write_cfs=3", NULL };
+    CHECK(run_with(&res, a, &err) == RS_EINPUT);
+    CHECK_MSG(strstr(err.msg, "'rocksdb_write_cfs'") && strstr(err.msg, "osd_memory_model"),
+              "%s", err.msg);
+    rs_result_release(&res);
+    const char *const b[] = { "osd_pg_log_bytes=1M", NULL };
+    CHECK(run_with(&res, b, &err) == RS_EINPUT);
+    CHECK_MSG(strstr(err.msg, "'osd_pg_log_bytes'"), "%s", err.msg);
+    rs_result_release(&res);
+}
+
+static void test_health(void)
+{
+    rs_result res;
+    writes(3000); /* 3 s: checks at 1 s and 2 s (and 3 s at the end at most) */
+    const char *const a[] = { "trim=bluestore-autotune", "osd_memory_target=1G",
+                              "osd_memory_base=0", "base_bytes=2G", NULL };
+    run(&res, a);
+    double checks = metric(&res, "health_rss_checks_count");
+    CHECK(checks >= 2);
+    CHECK(metric(&res, "health_rss_over_target_count") == checks);
+    CHECK(metric(&res, "health_rss_over_target_peak_bytes") >= 1024.0 * 1024 * 1024);
+    rs_result_release(&res);
+    const char *const b[] = { "trim=bluestore-autotune", "osd_memory_target=1G",
+                              "osd_memory_base=0", "base_bytes=0", NULL };
+    run(&res, b);
+    CHECK(metric(&res, "health_rss_over_target_count") == 0);
+    rs_result_release(&res);
+}
+
+int main(void)
+{
+    test_pg_log();
+    test_memtables();
+    test_block_cache();
+    test_refusals();
+    test_health();
+    unlink(trace_path);
+    return check_done();
+}
