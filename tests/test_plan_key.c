@@ -35,6 +35,10 @@ static const struct {
     { "osd-luminous-200ms", "bluestore_cache_size" },
     { "osd-luminous-50ms", "bluestore_cache_size" },
     { "osd-octopus", "bluestore_cache_size" },
+    { "osd-pacific", "osd_memory_target" },
+    { "osd-quincy", "osd_memory_target" },
+    { "osd-reef", "osd_memory_target" },
+    { "osd-squid", "osd_memory_target" },
 };
 
 static const char *trace_for(const char *daemon)
