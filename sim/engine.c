@@ -121,8 +121,17 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
          * writes t_ns 0): every later record runs at now, never before */
         if (rec->t_ns < eng->now_ns)
             rec->t_ns = eng->now_ns;
-        if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err)))
+        if (__builtin_expect(eng->horizon_ns && rec->t_ns > eng->horizon_ns, 0))
+            return rs_fail(err, RS_EINPUT, "%s:%llu: t_ns %llu is past the latest time a run may reach, "
+                           "t_ns %llu (%s); a trace with times far from 0 (an epoch) must be shifted "
+                           "to start near 0", src->path, (unsigned long long)line[head & MASK],
+                           (unsigned long long)rec->t_ns, (unsigned long long)eng->horizon_ns,
+                           eng->horizon_why ? eng->horizon_why : "the run's bound");
+        if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err))) {
+            if (rc == RS_EINPUT) /* a timer due by this record refused to go on */
+                rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
             return rc;
+        }
         if (prefetch && head + MID < tail)
             prefetch(ctx, &ring[(head + MID) & MASK], &memo[(head + MID) & MASK], 1);
         if (prefetch && head + NEAR < tail)
@@ -161,7 +170,15 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
     }
     /* the end is after the last record or work (by at least 1 ns), so the
      * final sample, taken at the end, sees every record's effect */
-    uint64_t end_ns = last_ns + (tail_ns ? tail_ns : 1);
+    if (!tail_ns)
+        tail_ns = 1;
+    uint64_t bound_ns = eng->horizon_ns ? eng->horizon_ns : UINT64_MAX;
+    if (last_ns > bound_ns || tail_ns > bound_ns - last_ns)
+        return rs_fail(err, RS_EINPUT, "the run would end past t_ns %llu (%s): its last record or "
+                       "work is at t_ns %llu and run_tail adds %llu ns", (unsigned long long)bound_ns,
+                       eng->horizon_why ? eng->horizon_why : "the largest time", (unsigned long long)last_ns,
+                       (unsigned long long)tail_ns);
+    uint64_t end_ns = last_ns + tail_ns;
     if ((rc = fire_until(eng, end_ns, err)))
         return rc;
     eng->now_ns = end_ns;

@@ -32,6 +32,13 @@ typedef struct rs_engine {
     int held;           /* the record handler holds the stream (rs_engine_hold) */
     int stopped;        /* a callback failed: the loop stops */
     rs_err error;       /* why, when stopped */
+    /* The latest virtual time a run may reach (0: no bound): a record past
+     * it, or an end (last record + tail) past it, is refused with RS_EINPUT
+     * before any timer fires up to it, so neither the samples nor any
+     * periodic timer can run away with a far time (sim/run.c sets it from
+     * the sample limit). */
+    uint64_t horizon_ns;
+    const char *horizon_why; /* what sets the horizon, for the message */
 } rs_engine;
 
 /* What a prefetch hook worked out about one buffered record (a hash, the id

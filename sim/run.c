@@ -1,6 +1,7 @@
 /* run.c — wire and run one simulation; see run.h. */
 #include "run.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../models/alloc/alloc.h"
@@ -63,6 +64,22 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     daemon = parts.daemon;
     double steady_from = rs_config_double(cfg, "steady_from");
     uint64_t sample_ns = rs_config_duration_ns(cfg, "sample_interval");
+    uint64_t tail_ns = rs_config_duration_ns(cfg, "run_tail");
+    /* a run holds at most RS_RUN_MAX_SAMPLES samples, one every
+     * sample_interval from t 0 plus the last: the latest time it may reach */
+    char horizon_why[160];
+    eng.horizon_ns = sample_ns && sample_ns <= UINT64_MAX / (RS_RUN_MAX_SAMPLES - 2)
+                         ? sample_ns * (RS_RUN_MAX_SAMPLES - 2) : UINT64_MAX;
+    snprintf(horizon_why, sizeof horizon_why,
+             "at most %llu samples of sample_interval=%lluns; a longer run needs a larger sample_interval",
+             (unsigned long long)RS_RUN_MAX_SAMPLES, (unsigned long long)sample_ns);
+    eng.horizon_why = horizon_why;
+    if (tail_ns >= eng.horizon_ns) {
+        rc = rs_fail(err, RS_EINPUT, "bad value for key 'run_tail': %lluns is past the latest time a run "
+                     "may reach, %lluns (%s)", (unsigned long long)tail_ns,
+                     (unsigned long long)eng.horizon_ns, horizon_why);
+        goto out;
+    }
     if ((rc = rs_trace_open(&tr, trace_path, err)))
         goto out;
     if (strcmp(rs_trace_daemon(tr), daemon->trace_daemon) != 0) {
@@ -99,7 +116,7 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     /* the trace is decoded on a second thread while this one runs the models */
     rs_readahead_source(ra, &src);
     if ((rc = rs_engine_run(&eng, &src, daemon->op, daemon->prefetch, dstate,
-                            rs_config_duration_ns(cfg, "run_tail"), &end_ns, err)))
+                            tail_ns, &end_ns, err)))
         goto out;
     rs_readahead_stop(ra);
     ra = NULL;

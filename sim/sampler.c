@@ -49,6 +49,12 @@ void rs_sampler_fire(void *ctx, uint64_t now_ns)
     rs_sample smp;
     rs_err err;
 
+    if (s->result->nsamples >= RS_RUN_MAX_SAMPLES) { /* a backstop: the engine's horizon comes first */
+        rs_fail(&err, RS_EINPUT, "more than %llu samples at t_ns %llu: a longer run needs a larger "
+                "sample_interval", (unsigned long long)RS_RUN_MAX_SAMPLES, (unsigned long long)now_ns);
+        rs_engine_abort(s->engine, &err);
+        return;
+    }
     rs_sampler_read(s, now_ns, &smp);
     if (rs_result_add_sample(s->result, &smp, &err))
         rs_engine_abort(s->engine, &err);

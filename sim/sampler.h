@@ -17,6 +17,12 @@
 #include "engine.h"
 #include "base/result.h"
 
+/* The most samples one run holds (~210 MB of rs_sample, and as many rows
+ * in the store): with the default sample_interval of 100 ms, 27.8 hours of
+ * virtual time.  A run that would need more is refused (RS_EINPUT) before
+ * its clock gets there; a longer run needs a larger sample_interval. */
+#define RS_RUN_MAX_SAMPLES 1000000ull
+
 typedef struct rs_sampler {
     const rs_daemon_ops *daemon;
     void *daemon_state;

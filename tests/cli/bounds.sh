@@ -49,4 +49,23 @@ printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1\t
 expect_status 2 "replay of a kv value of 2^32 - 1" "$RSSIM" replay kvbig.tsv --preset kv-small --db k.db
 stderr_has "kv value of 2^32 - 1" "kvbig.tsv:3: size_bytes 4294967295 too large for SET"
 
+# 2. the samples of a run are bounded (RS_RUN_MAX_SAMPLES = 10^6): a trace at
+#    an epoch in ns, run_tail=1000000000s and sample_interval=1ns grew the
+#    sample array to the OOM killer; now refused before the clock runs
+printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1700000000000000000\tSET\t1\t100\t0\t0\n' >epoch.tsv
+expect_status 2 "a trace at an epoch" timeout 60 "$RSSIM" replay epoch.tsv --preset kv-small --db s.db
+stderr_has "a trace at an epoch" "epoch.tsv:3: t_ns 1700000000000000000 is past the latest time a run may reach"
+printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1000\tSET\t1\t100\t0\t0\n' >one.tsv
+expect_status 2 "run_tail=1000000000s" timeout 60 "$RSSIM" replay one.tsv --preset kv-small --set run_tail=1000000000s --db s.db
+stderr_has "run_tail=1000000000s" "key 'run_tail'"
+"$RSSIM" gen kv --keys 100 --events 3000 --rate 1000 -o three.tsv 2>/dev/null
+expect_status 2 "sample_interval=1ns" timeout 60 "$RSSIM" replay three.tsv --preset kv-small --set sample_interval=1ns --db s.db
+stderr_has "sample_interval=1ns" "three.tsv:[0-9]*: t_ns [0-9]* is past the latest time a run may reach, t_ns 999998 (at most 1000000 samples of sample_interval=1ns"
+check "no run of those is done" [ "$(sql s.db "SELECT count(*) FROM runs WHERE status = 'done'")" = 0 ]
+# right at the bound: 10^6 samples fit
+expect_status 0 "10^6 samples" timeout 120 "$RSSIM" replay one.tsv --preset kv-small --set sample_interval=1ns \
+  --set run_tail=998998ns --db s.db
+# one sample every ns from t 0 to the end, t 999998
+check "999999 samples stored" [ "$(sql s.db "SELECT count(*) FROM samples WHERE run_id = (SELECT max(id) FROM runs)")" = 999999 ]
+
 finish
