@@ -68,4 +68,34 @@ expect_status 0 "10^6 samples" timeout 120 "$RSSIM" replay one.tsv --preset kv-s
 # one sample every ns from t 0 to the end, t 999998
 check "999999 samples stored" [ "$(sql s.db "SELECT count(*) FROM samples WHERE run_id = (SELECT max(id) FROM runs)")" = 999999 ]
 
+# 3. an import line that expands without bound (one line '0 18014398509481983'
+#    wrote ~1 GB/s; an MSR Size of 2^62 the same): refused, nothing left
+echo "0 18014398509481983" >huge.blocks
+expect_status 2 "blocks line of 2^54 blocks" timeout 60 "$RSSIM" trace import --from blocks huge.blocks -o huge.bin
+stderr_has "blocks line of 2^54 blocks" "huge.blocks:1: nblocks: .* more than 65536 records per line"
+check "refused import left nothing" [ ! -e huge.bin ] && [ ! -e huge.bin.tmp ]
+printf '128166372003061629,web,1,Read,0,4611686018427387904,10\n' >huge.csv
+expect_status 2 "MSR Size of 2^62" timeout 60 "$RSSIM" trace import --from msr huge.csv -o huge.bin
+stderr_has "MSR Size of 2^62" "huge.csv:1: Size: .* more than 65536 records per line"
+check "refused import left nothing" [ ! -e huge.bin ] && [ ! -e huge.bin.tmp ]
+# at the limit: 65536 objects of 4 MiB in 512-byte blocks
+echo "0 536870912 W" >limit.blocks
+expect_status 0 "blocks line at the limit" "$RSSIM" trace import --from blocks limit.blocks -o limit.bin
+stdout_has "blocks line at the limit" "as 65536 records"
+# a killed import or gen removes OUT.tmp (SIGTERM, SIGINT, SIGHUP)
+yes '0 536870912' | head -n 20000 >long.blocks
+for sig in TERM INT HUP; do
+  "$RSSIM" trace import --from blocks long.blocks -o long.bin 2>/dev/null &
+  pid=$!
+  for _ in $(seq 50); do [ -s long.bin.tmp ] && break; sleep 0.1; done
+  check "import is writing long.bin.tmp ($sig)" [ -s long.bin.tmp ]
+  kill -$sig $pid; wait $pid
+  check "import killed by SIG$sig left no long.bin.tmp" [ ! -e long.bin.tmp ] && [ ! -e long.bin ]
+done
+"$RSSIM" gen kv --keys 1000 --events 200000000 -o long.tsv 2>/dev/null &
+pid=$!
+for _ in $(seq 50); do [ -s long.tsv.tmp ] && break; sleep 0.1; done
+kill -TERM $pid; wait $pid
+check "gen killed by SIGTERM left no long.tsv.tmp" [ ! -e long.tsv.tmp ] && [ ! -e long.tsv ]
+
 finish
