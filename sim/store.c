@@ -72,6 +72,11 @@ static const char schema_sql[] =
     "CREATE UNIQUE INDEX IF NOT EXISTS runs_sweep_point ON runs(sweep_id, point_index)"
     " WHERE sweep_id IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS runs_status ON runs(status);"
+    /* who runs a sweep point now (rs_store_point_claim): a point another
+     * live process holds is skipped, not computed twice */
+    "CREATE TABLE IF NOT EXISTS claims("
+    " run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    " owner TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS params("
     " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " key TEXT NOT NULL, value TEXT NOT NULL,"
@@ -781,6 +786,68 @@ int rs_store_run_claim(rs_store *st, int64_t run_id, rs_err *err)
         return rc;
     return rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is already %s", run_id, st->path,
                    status);
+}
+
+int rs_store_point_claim(rs_store *st, int64_t run_id, const char *owner,
+                         rs_store_owner_alive_fn alive, void *ctx, int *r_claim, rs_err *err)
+{
+    static const char sel_sql[] = "SELECT r.status, c.owner FROM runs r LEFT JOIN claims c"
+                                  " ON c.run_id = r.id WHERE r.id = ?1";
+    static const char upd_sql[] = "UPDATE runs SET status = 'running', started_at = " NOW ","
+                                  " finished_at = NULL, error = NULL WHERE id = ?1";
+    static const char own_sql[] = "INSERT OR REPLACE INTO claims(run_id, owner) VALUES(?1, ?2)";
+    sqlite3_stmt *sel = NULL, *upd = NULL, *own = NULL;
+    int rc;
+
+    if ((rc = check_writable(st, err)))
+        return rc;
+    /* one write transaction: of two processes claiming the same point, the
+     * second sees the first's claim (BEGIN IMMEDIATE waits for the lock) */
+    if ((rc = tx_begin(st, err, "claim a point")))
+        return rc;
+    if (sqlite3_prepare_v2(st->db, sel_sql, -1, &sel, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(st->db, upd_sql, -1, &upd, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(st->db, own_sql, -1, &own, NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot claim run %" PRId64, run_id);
+        goto out;
+    }
+    sqlite3_bind_int64(sel, 1, run_id);
+    int step = sqlite3_step(sel);
+    if (step == SQLITE_DONE) {
+        rc = rs_fail(err, RS_ENOTFOUND, "no run %" PRId64 " in '%s'", run_id, st->path);
+        goto out;
+    }
+    if (step != SQLITE_ROW) {
+        rc = db_fail(st, err, "cannot read the claim of run %" PRId64, run_id);
+        goto out;
+    }
+    const char *status = (const char *)sqlite3_column_text(sel, 0);
+    const char *holder = (const char *)sqlite3_column_text(sel, 1);
+    if (status && !strcmp(status, "done")) {
+        *r_claim = RS_CLAIM_DONE;
+    } else if (status && !strcmp(status, "running") && holder && strcmp(holder, owner) != 0 &&
+               alive && alive(holder, ctx)) {
+        *r_claim = RS_CLAIM_BUSY;
+    } else {
+        sqlite3_bind_int64(upd, 1, run_id);
+        sqlite3_bind_int64(own, 1, run_id);
+        sqlite3_bind_text(own, 2, owner, -1, SQLITE_STATIC);
+        if (sqlite3_step(upd) != SQLITE_DONE || sqlite3_step(own) != SQLITE_DONE) {
+            rc = db_fail(st, err, "cannot claim run %" PRId64, run_id);
+            goto out;
+        }
+        *r_claim = RS_CLAIM_TAKEN;
+    }
+    sqlite3_finalize(sel);
+    sel = NULL;
+    rc = tx_commit(st, err, "a point's claim");
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(upd);
+    sqlite3_finalize(own);
+    if (rc)
+        tx_rollback(st);
+    return rc;
 }
 
 int rs_store_sweep_set_status(rs_store *st, int64_t sweep_id, const char *status, rs_err *err)

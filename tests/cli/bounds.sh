@@ -98,4 +98,24 @@ for _ in $(seq 50); do [ -s long.tsv.tmp ] && break; sleep 0.1; done
 kill -TERM $pid; wait $pid
 check "gen killed by SIGTERM left no long.tsv.tmp" [ ! -e long.tsv.tmp ] && [ ! -e long.tsv ]
 
+# 4. two identical sweeps at once on one database share the points (the
+#    second exited 1 with "run N ... is already done"): both exit 0, every
+#    point done once, the results those of a sweep run alone
+"$RSSIM" gen kv --keys 20000 --events 300000 --rate 100000 -o sw.bin 2>/dev/null
+sweep() { "$RSSIM" sweep sw.bin --preset kv-small --vary kv_cache_limit=8M,16M,32M,64M \
+  --vary trim_interval=50ms,200ms --jobs 2 --db "$1"; }
+sweep alone.db >/dev/null 2>&1
+sweep two.db >one.out 2>one.err &
+p1=$!
+sweep two.db >two.out 2>two.err
+s2=$?
+wait $p1
+s1=$?
+check "first of two sweeps exits 0 ($(head -c 300 one.err))" [ "$s1" = 0 ]
+check "second of two sweeps exits 0 ($(head -c 300 two.err))" [ "$s2" = 0 ]
+check "8 runs, all done" [ "$(sql two.db "SELECT count(*) || ' ' || sum(status = 'done') FROM runs")" = "8 8" ]
+metrics() { sql "$1" "SELECT r.point_index, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run_id
+  WHERE m.name NOT LIKE 'wall%' ORDER BY 1, 2"; }
+check "two sweeps at once give the results of one alone" [ "$(metrics two.db)" = "$(metrics alone.db)" ]
+
 finish
