@@ -400,6 +400,41 @@ fail:
     return rc;
 }
 
+/* 1 when path-wal exists and is not empty (commits not yet in the main file). */
+static int wal_pending(const char *path)
+{
+    char wal[4200];
+    struct stat sb;
+    if ((size_t)snprintf(wal, sizeof wal, "%s-wal", path) >= sizeof wal)
+        return 1;
+    return stat(wal, &sb) == 0 && sb.st_size > 0;
+}
+
+/* Reopen st read-only as an immutable file ("file:PATH?immutable=1"). */
+static int open_immutable(rs_store *st, rs_err *err)
+{
+    char uri[4200];
+    size_t n = (size_t)snprintf(uri, sizeof uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)st->path; *p && n + 4 < sizeof uri; p++) {
+        if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p >= 0x7f)
+            n += (size_t)snprintf(uri + n, sizeof uri - n, "%%%02X", *p);
+        else
+            uri[n++] = (char)*p;
+    }
+    if (n + 16 >= sizeof uri)
+        return rs_fail(err, RS_EINPUT, "database path too long: '%s'", st->path);
+    snprintf(uri + n, sizeof uri - n, "?immutable=1");
+    if (st->db) {
+        sqlite3_close_v2(st->db);
+        st->db = NULL;
+    }
+    if (sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot open database");
+    sqlite3_extended_result_codes(st->db, 1);
+    return check_version(st, err);
+}
+
 int rs_store_open_ro(rs_store **r_st, const char *path, rs_err *err)
 {
     struct stat sb;
@@ -418,9 +453,17 @@ int rs_store_open_ro(rs_store **r_st, const char *path, rs_err *err)
         return rc;
     st->readonly = 1;
     if ((rc = store_connect(st, SQLITE_OPEN_READONLY, err)) || (rc = check_version(st, err))) {
+        /* A WAL database on a read-only medium: SQLite cannot create the
+         * -shm file to read it.  When there is no -wal file (or an empty
+         * one) the main file holds every commit, and it can be read as
+         * immutable (no locks, no -shm); with a -wal that has commits, the
+         * first error stands. */
+        if (!wal_pending(path) && (rc = open_immutable(st, err)) == 0)
+            goto opened;
         store_free(st);
         return rc;
     }
+opened:
     *r_st = st;
     return 0;
 }

@@ -144,7 +144,8 @@ static int run_point(const sweep_ctx *sc, rs_store *st, int64_t point, int64_t i
 static int report(int fd, int64_t point, int rc)
 {
     char line[64];
-    int n = snprintf(line, sizeof line, "%lld %d\n", (long long)point, rc ? 1 : 0);
+    /* 0 done, 2 bad input (the trace or a value: exit status 2, as replay), 1 else */
+    int n = snprintf(line, sizeof line, "%lld %d\n", (long long)point, !rc ? 0 : rc == RS_EINPUT ? 2 : 1);
     return write(fd, line, (size_t)n) == n ? 0 : -1;
 }
 
@@ -369,7 +370,7 @@ int cmd_sweep(int argc, char **argv)
     int nworkers = jobs < sc.ntodo ? jobs : (int)sc.ntodo;
     int fds[2];
     pid_t pids[MAX_JOBS];
-    int64_t done = 0, failed = 0;
+    int64_t done = 0, failed = 0, bad_input = 0;
     unsigned long long t0 = rs_cli_now_ns();
     if (nworkers > 0 && pipe(fds) != 0) {
         rc = rs_fail(&err, RS_EIO, "cannot create a pipe: %s", strerror(errno));
@@ -401,6 +402,7 @@ int cmd_sweep(int argc, char **argv)
                 continue;
             done++;
             failed += bad != 0;
+            bad_input += bad == 2;
             progress(tty, done, sc.ntodo, failed, t0, point);
         }
         if (in)
@@ -417,8 +419,10 @@ int cmd_sweep(int argc, char **argv)
     if (!rc && (rc = rs_store_open(&st, db, &err)) == 0) {
         int all = !worker_failed && done == sc.ntodo && !failed;
         rs_store_sweep_set_status(st, sweep_id, !all ? "failed" : shard_n > 1 ? "partial" : "done", &err);
+        /* every point ran and each failure was bad input: the status replay gives */
+        int input_only = done == sc.ntodo && failed > 0 && failed == bad_input;
         if (!all)
-            rc = rs_fail(&err, RS_EINTERNAL, "sweep %lld: %lld of %lld points failed or did not finish "
+            rc = rs_fail(&err, input_only ? RS_EINPUT : RS_EINTERNAL, "sweep %lld: %lld of %lld points failed or did not finish "
                          "(re-run the same command to resume)", (long long)sweep_id,
                          (long long)(sc.ntodo - done + failed), (long long)sc.ntodo);
     }

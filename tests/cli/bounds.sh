@@ -118,4 +118,49 @@ metrics() { sql "$1" "SELECT r.point_index, m.name, m.value FROM metrics m JOIN 
   WHERE m.name NOT LIKE 'wall%' ORDER BY 1, 2"; }
 check "two sweeps at once give the results of one alone" [ "$(metrics two.db)" = "$(metrics alone.db)" ]
 
+# 5. the smaller list
+# a NUL byte in a preset was "line too long"; a key given twice was last-wins
+cp "$SRC/models/presets/kv-small.conf" nul.conf
+printf 'alloc=ideal\0junk\n' >>nul.conf
+expect_status 2 "a NUL byte in a preset" "$RSSIM" replay one.tsv --preset ./nul.conf --db m.db
+stderr_has "a NUL byte in a preset" "nul.conf:[0-9]*: NUL byte at column 12"
+cp "$SRC/models/presets/kv-small.conf" dup.conf
+first=$(grep -n '^ *kv_cache_limit' dup.conf | head -n 1 | cut -d: -f1)
+echo "kv_cache_limit=1G" >>dup.conf
+last=$(wc -l <dup.conf)
+expect_status 2 "a key twice in a preset" "$RSSIM" replay one.tsv --preset ./dup.conf --db m.db
+stderr_has "a key twice in a preset" "dup.conf:$last: key 'kv_cache_limit' given twice (first at ./dup.conf:$first)"
+# validate without --preset names the trace's kind
+expect_status 2 "validate a kv trace without --preset" "$RSSIM" validate one.tsv --alloc jemalloc --db m.db
+stderr_has "validate a kv trace without --preset" "a 'kv' trace needs --preset"
+# a sweep of a malformed trace exits 2, as replay does
+printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1000\tSET\t1\t100\t0\t0\n5\tGET\t1\t100\t0\t0\n' >back.tsv
+expect_status 2 "replay of a malformed trace" "$RSSIM" replay back.tsv --preset kv-small --db m.db
+expect_status 2 "sweep of a malformed trace" "$RSSIM" sweep back.tsv --preset kv-small --vary kv_cache_limit=1M,2M --db m.db
+stderr_has "sweep of a malformed trace" "back.tsv:4: time goes backwards"
+# seed: -1 was accepted and stored as its own 2^64 - 1, which was refused; now both are
+expect_status 2 "seed=-1" "$RSSIM" replay one.tsv --preset kv-small --set seed=-1 --db m.db
+stderr_has "seed=-1" "key 'seed': must be >= 0"
+expect_status 2 "seed=2^64-1" "$RSSIM" replay one.tsv --preset kv-small --set seed=18446744073709551615 --db m.db
+expect_status 0 "seed=2^63-1" "$RSSIM" replay one.tsv --preset kv-small --set seed=9223372036854775807 --db m.db
+check "seed 2^63-1 stored as itself" [ "$(sql m.db "SELECT seed FROM runs WHERE status = 'done' ORDER BY id DESC LIMIT 1")" = 9223372036854775807 ]
+# a limit of 0: overshoot and (1-x)^-1 are not 0.000
+expect_status 0 "kv_cache_limit=0" "$RSSIM" replay three.tsv --preset kv-small --set kv_cache_limit=0 --db m.db
+stdout_has "kv_cache_limit=0" "overshoot  *n/a  *(the limit is 0"
+if grep -q "overshoot  *0.000" "$T/out"; then bad "kv_cache_limit=0 printed overshoot 0.000"; else ok; fi
+# a WAL database on a read-only mount is readable (list, show, export, plot)
+mkdir -p rosrc romnt && sweep rosrc/ro.db >/dev/null 2>&1
+if unshare -rm true 2>/dev/null; then
+  unshare -rm bash -c 'mount --bind rosrc romnt && mount -o remount,bind,ro romnt &&
+    ! touch romnt/probe 2>/dev/null &&
+    "$0" runs list --db romnt/ro.db >ro.list && "$0" runs show 1 --db romnt/ro.db >ro.show &&
+    "$0" runs export --csv --run 1 --db romnt/ro.db -o ro.csv &&
+    "$0" plot timeseries --db romnt/ro.db --run 1 -o ro.svg >/dev/null' "$RSSIM" 2>ro.err
+  check "a read-only WAL database is readable ($(head -c 300 ro.err))" [ $? = 0 ]
+  check "read-only list shows 8 runs" [ "$(grep -c ' done ' ro.list)" = 8 ]
+  check "read-only export wrote rows" [ "$(wc -l <ro.csv)" -gt 1 ]
+else
+  echo "SKIP: no user namespace (unshare -rm) to mount a folder read-only" >&2
+fi
+
 finish
