@@ -105,6 +105,7 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
     rs_err read_err = { 0 };
     uint64_t last_ns = 0, head = 0, tail = 0; /* records [head, tail) are buffered */
     int read_rc = 1, rc;
+    const uint64_t horizon_ns = eng->horizon_ns ? eng->horizon_ns : UINT64_MAX; /* one compare a record */
 
     while (tail - head < N && (read_rc = src->next(src->ctx, &ring[tail & MASK], &read_err)) == 1) {
         line[tail & MASK] = src->line(src->ctx);
@@ -121,11 +122,11 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
          * writes t_ns 0): every later record runs at now, never before */
         if (rec->t_ns < eng->now_ns)
             rec->t_ns = eng->now_ns;
-        if (__builtin_expect(eng->horizon_ns && rec->t_ns > eng->horizon_ns, 0))
+        if (__builtin_expect(rec->t_ns > horizon_ns, 0))
             return rs_fail(err, RS_EINPUT, "%s:%llu: t_ns %llu is past the latest time a run may reach, "
                            "t_ns %llu (%s); a trace with times far from 0 (an epoch) must be shifted "
                            "to start near 0", src->path, (unsigned long long)line[head & MASK],
-                           (unsigned long long)rec->t_ns, (unsigned long long)eng->horizon_ns,
+                           (unsigned long long)rec->t_ns, (unsigned long long)horizon_ns,
                            eng->horizon_why ? eng->horizon_why : "the run's bound");
         if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err))) {
             if (rc == RS_EINPUT) /* a timer due by this record refused to go on */

@@ -56,6 +56,21 @@ void rs_sampler_fire(void *ctx, uint64_t now_ns)
         return;
     }
     rs_sampler_read(s, now_ns, &smp);
+    /* the allocator's ordering, in every build (two compares per sample): a
+     * wrapped counter fails the run instead of being stored done */
+    if (__builtin_expect(!(smp.requested_bytes <= smp.allocated_bytes &&
+                           smp.requested_bytes <= smp.active_bytes &&
+                           smp.active_bytes <= smp.resident_bytes &&
+                           smp.resident_bytes <= smp.mapped_bytes), 0)) {
+        rs_fail(&err, RS_EINTERNAL, "allocator model '%s' broke its stats' ordering at t_ns %llu: "
+                "requested %llu allocated %llu active %llu resident %llu mapped %llu",
+                s->alloc->ops->name, (unsigned long long)now_ns,
+                (unsigned long long)smp.requested_bytes, (unsigned long long)smp.allocated_bytes,
+                (unsigned long long)smp.active_bytes, (unsigned long long)smp.resident_bytes,
+                (unsigned long long)smp.mapped_bytes);
+        rs_engine_abort(s->engine, &err);
+        return;
+    }
     if (rs_result_add_sample(s->result, &smp, &err))
         rs_engine_abort(s->engine, &err);
     s->last_t_ns = now_ns;
