@@ -81,8 +81,17 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
             return rc;
         eng->now_ns = ev.t_ns;
         eng->timer_events++;
-        if (!ev.period_ns)
+        if (!ev.period_ns) {
             eng->pending--;
+        } else if (__builtin_expect(++eng->periodic_events > RS_ENGINE_MAX_PERIODIC_EVENTS, 0)) {
+            rs_err why;
+            rs_fail(&why, RS_EINPUT, "more than %llu periodic timer events by t_ns %llu: a timer "
+                    "with a short period (trim_interval, alloc_tick_interval, ...) over a long span "
+                    "of virtual time; raise its period, or shift the trace to start near 0",
+                    (unsigned long long)RS_ENGINE_MAX_PERIODIC_EVENTS, (unsigned long long)ev.t_ns);
+            rs_engine_abort(eng, &why);
+            break;
+        }
         ev.fn(ev.ctx, ev.t_ns);
     }
     if (eng->stopped) {

@@ -39,7 +39,15 @@ typedef struct rs_engine {
      * the sample limit). */
     uint64_t horizon_ns;
     const char *horizon_why; /* what sets the horizon, for the message */
+    uint64_t periodic_events; /* periodic timer callbacks fired (bounded, below) */
 } rs_engine;
+
+/* The most periodic timer callbacks one run may fire (a trim every
+ * trim_interval, the allocator's clock ...): 2·10^8, months of virtual time
+ * at the presets' periods, a few seconds of CPU.  Past it the run stops
+ * with RS_EINPUT, so a short period over a long span (or a trace far from
+ * t 0) cannot spin for hours before the first record. */
+#define RS_ENGINE_MAX_PERIODIC_EVENTS 200000000ull
 
 /* What a prefetch hook worked out about one buffered record (a hash, the id
  * it found), kept for its later stages and for the handler, so that neither

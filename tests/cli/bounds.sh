@@ -61,6 +61,14 @@ stderr_has "run_tail=1000000000s" "key 'run_tail'"
 "$RSSIM" gen kv --keys 100 --events 3000 --rate 1000 -o three.tsv 2>/dev/null
 expect_status 2 "sample_interval=1ns" timeout 60 "$RSSIM" replay three.tsv --preset kv-small --set sample_interval=1ns --db s.db
 stderr_has "sample_interval=1ns" "three.tsv:[0-9]*: t_ns [0-9]* is past the latest time a run may reach, t_ns 999998 (at most 1000000 samples of sample_interval=1ns"
+# what else grows with virtual time: the allocator's clock and the trims,
+# when a larger sample_interval lets the epoch trace in
+expect_status 2 "epoch trace at sample_interval=1h" timeout 60 "$RSSIM" replay epoch.tsv --preset kv-small \
+  --set sample_interval=1h --db s.db
+stderr_has "epoch trace at sample_interval=1h" "epoch.tsv:3: .*ticks of alloc_tick_interval=100000000ns"
+expect_status 2 "epoch trace at sample_interval=1h, no allocator clock" timeout 60 "$RSSIM" replay epoch.tsv \
+  --preset kv-small --set sample_interval=1h --set alloc=ideal --db s.db
+stderr_has "epoch trace, no allocator clock" "epoch.tsv:3: more than 200000000 periodic timer events"
 check "no run of those is done" [ "$(sql s.db "SELECT count(*) FROM runs WHERE status = 'done'")" = 0 ]
 # right at the bound: 10^6 samples fit
 expect_status 0 "10^6 samples" timeout 120 "$RSSIM" replay one.tsv --preset kv-small --set sample_interval=1ns \
