@@ -81,8 +81,17 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
             return rc;
         eng->now_ns = ev.t_ns;
         eng->timer_events++;
-        if (!ev.period_ns)
+        if (!ev.period_ns) {
             eng->pending--;
+        } else if (__builtin_expect(++eng->periodic_events > RS_ENGINE_MAX_PERIODIC_EVENTS, 0)) {
+            rs_err why;
+            rs_fail(&why, RS_EINPUT, "more than %llu periodic timer events by t_ns %llu: a timer "
+                    "with a short period (trim_interval, alloc_tick_interval, ...) over a long span "
+                    "of virtual time; raise its period, or shift the trace to start near 0",
+                    (unsigned long long)RS_ENGINE_MAX_PERIODIC_EVENTS, (unsigned long long)ev.t_ns);
+            rs_engine_abort(eng, &why);
+            break;
+        }
         ev.fn(ev.ctx, ev.t_ns);
     }
     if (eng->stopped) {
@@ -105,6 +114,7 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
     rs_err read_err = { 0 };
     uint64_t last_ns = 0, head = 0, tail = 0; /* records [head, tail) are buffered */
     int read_rc = 1, rc;
+    const uint64_t horizon_ns = eng->horizon_ns ? eng->horizon_ns : UINT64_MAX; /* one compare a record */
 
     while (tail - head < N && (read_rc = src->next(src->ctx, &ring[tail & MASK], &read_err)) == 1) {
         line[tail & MASK] = src->line(src->ctx);
@@ -121,8 +131,17 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
          * writes t_ns 0): every later record runs at now, never before */
         if (rec->t_ns < eng->now_ns)
             rec->t_ns = eng->now_ns;
-        if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err)))
+        if (__builtin_expect(rec->t_ns > horizon_ns, 0))
+            return rs_fail(err, RS_EINPUT, "%s:%llu: t_ns %llu is past the latest time a run may reach, "
+                           "t_ns %llu (%s); a trace with times far from 0 (an epoch) must be shifted "
+                           "to start near 0", src->path, (unsigned long long)line[head & MASK],
+                           (unsigned long long)rec->t_ns, (unsigned long long)horizon_ns,
+                           eng->horizon_why ? eng->horizon_why : "the run's bound");
+        if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err))) {
+            if (rc == RS_EINPUT) /* a timer due by this record refused to go on */
+                rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
             return rc;
+        }
         if (prefetch && head + MID < tail)
             prefetch(ctx, &ring[(head + MID) & MASK], &memo[(head + MID) & MASK], 1);
         if (prefetch && head + NEAR < tail)
@@ -131,8 +150,9 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
         last_ns = rec->t_ns;
         eng->events++;
         if ((rc = on_rec(ctx, rec, &memo[head & MASK], err))) {
-            if (rc == RS_EINPUT)
-                rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
+            /* every failure of a record names it: bad input, and a model
+             * that cannot go on (an allocator model out of simulated memory) */
+            rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
             return rc;
         }
         head++;
@@ -160,7 +180,15 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
     }
     /* the end is after the last record or work (by at least 1 ns), so the
      * final sample, taken at the end, sees every record's effect */
-    uint64_t end_ns = last_ns + (tail_ns ? tail_ns : 1);
+    if (!tail_ns)
+        tail_ns = 1;
+    uint64_t bound_ns = eng->horizon_ns ? eng->horizon_ns : UINT64_MAX;
+    if (last_ns > bound_ns || tail_ns > bound_ns - last_ns)
+        return rs_fail(err, RS_EINPUT, "the run would end past t_ns %llu (%s): its last record or "
+                       "work is at t_ns %llu and run_tail adds %llu ns", (unsigned long long)bound_ns,
+                       eng->horizon_why ? eng->horizon_why : "the largest time", (unsigned long long)last_ns,
+                       (unsigned long long)tail_ns);
+    uint64_t end_ns = last_ns + tail_ns;
     if ((rc = fire_until(eng, end_ns, err)))
         return rc;
     eng->now_ns = end_ns;

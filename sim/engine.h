@@ -32,7 +32,22 @@ typedef struct rs_engine {
     int held;           /* the record handler holds the stream (rs_engine_hold) */
     int stopped;        /* a callback failed: the loop stops */
     rs_err error;       /* why, when stopped */
+    /* The latest virtual time a run may reach (0: no bound): a record past
+     * it, or an end (last record + tail) past it, is refused with RS_EINPUT
+     * before any timer fires up to it, so neither the samples nor any
+     * periodic timer can run away with a far time (sim/run.c sets it from
+     * the sample limit). */
+    uint64_t horizon_ns;
+    const char *horizon_why; /* what sets the horizon, for the message */
+    uint64_t periodic_events; /* periodic timer callbacks fired (bounded, below) */
 } rs_engine;
+
+/* The most periodic timer callbacks one run may fire (a trim every
+ * trim_interval, the allocator's clock ...): 2·10^8, months of virtual time
+ * at the presets' periods, a few seconds of CPU.  Past it the run stops
+ * with RS_EINPUT, so a short period over a long span (or a trace far from
+ * t 0) cannot spin for hours before the first record. */
+#define RS_ENGINE_MAX_PERIODIC_EVENTS 200000000ull
 
 /* What a prefetch hook worked out about one buffered record (a hash, the id
  * it found), kept for its later stages and for the handler, so that neither

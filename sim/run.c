@@ -1,6 +1,7 @@
 /* run.c — wire and run one simulation; see run.h. */
 #include "run.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../models/alloc/alloc.h"
@@ -40,6 +41,26 @@ static const char *format_for(const char *path)
     return "binary";
 }
 
+/* The latest time a run may reach, so that nothing growing with virtual
+ * time runs away: at most RS_RUN_MAX_SAMPLES samples, one every
+ * sample_interval from t 0 plus the last, and at most RS_RUN_MAX_ALLOC_TICKS
+ * ticks of the allocator's clock (tick_ns 0: the model has none). */
+static void set_horizon(rs_engine *eng, uint64_t sample_ns, uint64_t tick_ns, char *why, size_t cap)
+{
+    uint64_t h = sample_ns && sample_ns <= UINT64_MAX / (RS_RUN_MAX_SAMPLES - 2)
+                     ? sample_ns * (RS_RUN_MAX_SAMPLES - 2) : UINT64_MAX;
+    snprintf(why, cap, "at most %llu samples of sample_interval=%lluns; a longer run needs a larger "
+             "sample_interval", (unsigned long long)RS_RUN_MAX_SAMPLES, (unsigned long long)sample_ns);
+    if (tick_ns && tick_ns <= UINT64_MAX / RS_RUN_MAX_ALLOC_TICKS && tick_ns * RS_RUN_MAX_ALLOC_TICKS < h) {
+        h = tick_ns * RS_RUN_MAX_ALLOC_TICKS;
+        snprintf(why, cap, "at most %llu ticks of alloc_tick_interval=%lluns; a longer run needs a "
+                 "larger alloc_tick_interval", (unsigned long long)RS_RUN_MAX_ALLOC_TICKS,
+                 (unsigned long long)tick_ns);
+    }
+    eng->horizon_ns = h;
+    eng->horizon_why = why;
+}
+
 int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_run_opts *opts,
                         rs_result *r_res, rs_run_stats *r_stats, rs_err *err)
 {
@@ -63,6 +84,16 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     daemon = parts.daemon;
     double steady_from = rs_config_double(cfg, "steady_from");
     uint64_t sample_ns = rs_config_duration_ns(cfg, "sample_interval");
+    uint64_t tail_ns = rs_config_duration_ns(cfg, "run_tail");
+    uint64_t tick_ns = rs_config_duration_ns(cfg, "alloc_tick_interval");
+    char horizon_why[200];
+    set_horizon(&eng, sample_ns, parts.alloc->advance ? tick_ns : 0, horizon_why, sizeof horizon_why);
+    if (tail_ns >= eng.horizon_ns) {
+        rc = rs_fail(err, RS_EINPUT, "bad value for key 'run_tail': %lluns is past the latest time a run "
+                     "may reach, %lluns (%s)", (unsigned long long)tail_ns,
+                     (unsigned long long)eng.horizon_ns, horizon_why);
+        goto out;
+    }
     if ((rc = rs_trace_open(&tr, trace_path, err)))
         goto out;
     if (strcmp(rs_trace_daemon(tr), daemon->trace_daemon) != 0) {
@@ -89,7 +120,6 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
         .daemon = daemon, .daemon_state = dstate, .alloc = &alloc, .engine = &eng,
         .result = r_res, .last_t_ns = UINT64_MAX,
     };
-    uint64_t tick_ns = rs_config_duration_ns(cfg, "alloc_tick_interval");
     if (alloc.ops->advance && tick_ns &&
         (rc = rs_engine_every(&eng, tick_ns, tick_ns, on_alloc_tick, &alloc, err)))
         goto out;
@@ -104,7 +134,7 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
         rs_readahead_source(ra, &src);
     }
     if ((rc = rs_engine_run(&eng, &src, daemon->op, daemon->prefetch, dstate,
-                            rs_config_duration_ns(cfg, "run_tail"), &end_ns, err)))
+                            tail_ns, &end_ns, err)))
         goto out;
     rs_readahead_stop(ra);
     ra = NULL;

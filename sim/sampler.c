@@ -49,7 +49,28 @@ void rs_sampler_fire(void *ctx, uint64_t now_ns)
     rs_sample smp;
     rs_err err;
 
+    if (s->result->nsamples >= RS_RUN_MAX_SAMPLES) { /* a backstop: the engine's horizon comes first */
+        rs_fail(&err, RS_EINPUT, "more than %llu samples at t_ns %llu: a longer run needs a larger "
+                "sample_interval", (unsigned long long)RS_RUN_MAX_SAMPLES, (unsigned long long)now_ns);
+        rs_engine_abort(s->engine, &err);
+        return;
+    }
     rs_sampler_read(s, now_ns, &smp);
+    /* the allocator's ordering, in every build (two compares per sample): a
+     * wrapped counter fails the run instead of being stored done */
+    if (__builtin_expect(!(smp.requested_bytes <= smp.allocated_bytes &&
+                           smp.requested_bytes <= smp.active_bytes &&
+                           smp.active_bytes <= smp.resident_bytes &&
+                           smp.resident_bytes <= smp.mapped_bytes), 0)) {
+        rs_fail(&err, RS_EINTERNAL, "allocator model '%s' broke its stats' ordering at t_ns %llu: "
+                "requested %llu allocated %llu active %llu resident %llu mapped %llu",
+                s->alloc->ops->name, (unsigned long long)now_ns,
+                (unsigned long long)smp.requested_bytes, (unsigned long long)smp.allocated_bytes,
+                (unsigned long long)smp.active_bytes, (unsigned long long)smp.resident_bytes,
+                (unsigned long long)smp.mapped_bytes);
+        rs_engine_abort(s->engine, &err);
+        return;
+    }
     if (rs_result_add_sample(s->result, &smp, &err))
         rs_engine_abort(s->engine, &err);
     s->last_t_ns = now_ns;

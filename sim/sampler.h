@@ -17,6 +17,16 @@
 #include "engine.h"
 #include "base/result.h"
 
+/* The most samples one run holds (~210 MB of rs_sample, and as many rows
+ * in the store): with the default sample_interval of 100 ms, 27.8 hours of
+ * virtual time.  A run that would need more is refused (RS_EINPUT) before
+ * its clock gets there; a longer run needs a larger sample_interval. */
+#define RS_RUN_MAX_SAMPLES 1000000ull
+/* The most ticks of the allocator's clock (alloc_tick_interval) one run may
+ * take: 10^8, 115 days at the default 100 ms; it bounds the run's virtual
+ * time the same way, so a tiny interval over a long span cannot spin. */
+#define RS_RUN_MAX_ALLOC_TICKS 100000000ull
+
 typedef struct rs_sampler {
     const rs_daemon_ops *daemon;
     void *daemon_state;

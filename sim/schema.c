@@ -11,7 +11,7 @@ const rs_param rs_core_params[] = {
       .doc = "daemon model (rssim list daemon)" },
     { .key = "alloc", .type = RS_PT_STRING, .def = "jemalloc",
       .doc = "allocator model (rssim list allocator)" },
-    { .key = "seed", .type = RS_PT_INT, .def = "1",
+    { .key = "seed", .type = RS_PT_INT, .def = "1", .range = "[0, )",
       .doc = "the run's seed, stored with it (the replay models draw no random numbers: "
              "runs differing only in seed are identical; generators take their own --seed)" },
     { .key = "sample_interval", .type = RS_PT_DURATION, .def = "100ms",

@@ -32,7 +32,8 @@
 #define SCHEMA_VERSION "5" /* 2: allocator-native sample columns; 3: tcmalloc caches;
                              * 4: plans, plan_evals (migrated from 3 by adding them);
                              * 5: nodes, node_members, node_samples, node_metrics
-                             *    (migrated from 3 or 4 by adding the missing tables) */
+                             *    (migrated from 3 or 4 by adding the missing tables); claims (who
+                             *    runs a sweep point) is created when missing */
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 #define BUSY_TIMEOUT_MS 60000
 
@@ -74,6 +75,11 @@ static const char schema_sql[] =
     "CREATE UNIQUE INDEX IF NOT EXISTS runs_sweep_point ON runs(sweep_id, point_index)"
     " WHERE sweep_id IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS runs_status ON runs(status);"
+    /* who runs a sweep point now (rs_store_point_claim): a point another
+     * live process holds is skipped, not computed twice */
+    "CREATE TABLE IF NOT EXISTS claims("
+    " run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+    " owner TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS params("
     " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " key TEXT NOT NULL, value TEXT NOT NULL,"
@@ -424,6 +430,41 @@ fail:
     return rc;
 }
 
+/* 1 when path-wal exists and is not empty (commits not yet in the main file). */
+static int wal_pending(const char *path)
+{
+    char wal[4200];
+    struct stat sb;
+    if ((size_t)snprintf(wal, sizeof wal, "%s-wal", path) >= sizeof wal)
+        return 1;
+    return stat(wal, &sb) == 0 && sb.st_size > 0;
+}
+
+/* Reopen st read-only as an immutable file ("file:PATH?immutable=1"). */
+static int open_immutable(rs_store *st, rs_err *err)
+{
+    char uri[4200];
+    size_t n = (size_t)snprintf(uri, sizeof uri, "file:");
+    for (const unsigned char *p = (const unsigned char *)st->path; *p && n + 4 < sizeof uri; p++) {
+        if (*p == '?' || *p == '#' || *p == '%' || *p < 0x20 || *p >= 0x7f)
+            n += (size_t)snprintf(uri + n, sizeof uri - n, "%%%02X", *p);
+        else
+            uri[n++] = (char)*p;
+    }
+    if (n + 16 >= sizeof uri)
+        return rs_fail(err, RS_EINPUT, "database path too long: '%s'", st->path);
+    snprintf(uri + n, sizeof uri - n, "?immutable=1");
+    if (st->db) {
+        sqlite3_close_v2(st->db);
+        st->db = NULL;
+    }
+    if (sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot open database");
+    sqlite3_extended_result_codes(st->db, 1);
+    return check_version(st, err);
+}
+
 int rs_store_open_ro(rs_store **r_st, const char *path, rs_err *err)
 {
     struct stat sb;
@@ -442,9 +483,17 @@ int rs_store_open_ro(rs_store **r_st, const char *path, rs_err *err)
         return rc;
     st->readonly = 1;
     if ((rc = store_connect(st, SQLITE_OPEN_READONLY, err)) || (rc = check_version(st, err))) {
+        /* A WAL database on a read-only medium: SQLite cannot create the
+         * -shm file to read it.  When there is no -wal file (or an empty
+         * one) the main file holds every commit, and it can be read as
+         * immutable (no locks, no -shm); with a -wal that has commits, the
+         * first error stands. */
+        if (!wal_pending(path) && (rc = open_immutable(st, err)) == 0)
+            goto opened;
         store_free(st);
         return rc;
     }
+opened:
     *r_st = st;
     return 0;
 }
@@ -832,6 +881,68 @@ int rs_store_batch_commit(rs_store *st, rs_err *err)
                        "undid it)", st->path);
     st->batch = 0;
     int rc = tx_commit(st, err, "the batch");
+    if (rc)
+        tx_rollback(st);
+    return rc;
+}
+
+int rs_store_point_claim(rs_store *st, int64_t run_id, const char *owner,
+                         rs_store_owner_alive_fn alive, void *ctx, int *r_claim, rs_err *err)
+{
+    static const char sel_sql[] = "SELECT r.status, c.owner FROM runs r LEFT JOIN claims c"
+                                  " ON c.run_id = r.id WHERE r.id = ?1";
+    static const char upd_sql[] = "UPDATE runs SET status = 'running', started_at = " NOW ","
+                                  " finished_at = NULL, error = NULL WHERE id = ?1";
+    static const char own_sql[] = "INSERT OR REPLACE INTO claims(run_id, owner) VALUES(?1, ?2)";
+    sqlite3_stmt *sel = NULL, *upd = NULL, *own = NULL;
+    int rc;
+
+    if ((rc = check_writable(st, err)))
+        return rc;
+    /* one write transaction: of two processes claiming the same point, the
+     * second sees the first's claim (BEGIN IMMEDIATE waits for the lock) */
+    if ((rc = tx_begin(st, err, "claim a point")))
+        return rc;
+    if (sqlite3_prepare_v2(st->db, sel_sql, -1, &sel, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(st->db, upd_sql, -1, &upd, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(st->db, own_sql, -1, &own, NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot claim run %" PRId64, run_id);
+        goto out;
+    }
+    sqlite3_bind_int64(sel, 1, run_id);
+    int step = sqlite3_step(sel);
+    if (step == SQLITE_DONE) {
+        rc = rs_fail(err, RS_ENOTFOUND, "no run %" PRId64 " in '%s'", run_id, st->path);
+        goto out;
+    }
+    if (step != SQLITE_ROW) {
+        rc = db_fail(st, err, "cannot read the claim of run %" PRId64, run_id);
+        goto out;
+    }
+    const char *status = (const char *)sqlite3_column_text(sel, 0);
+    const char *holder = (const char *)sqlite3_column_text(sel, 1);
+    if (status && !strcmp(status, "done")) {
+        *r_claim = RS_CLAIM_DONE;
+    } else if (status && !strcmp(status, "running") && holder && strcmp(holder, owner) != 0 &&
+               alive && alive(holder, ctx)) {
+        *r_claim = RS_CLAIM_BUSY;
+    } else {
+        sqlite3_bind_int64(upd, 1, run_id);
+        sqlite3_bind_int64(own, 1, run_id);
+        sqlite3_bind_text(own, 2, owner, -1, SQLITE_STATIC);
+        if (sqlite3_step(upd) != SQLITE_DONE || sqlite3_step(own) != SQLITE_DONE) {
+            rc = db_fail(st, err, "cannot claim run %" PRId64, run_id);
+            goto out;
+        }
+        *r_claim = RS_CLAIM_TAKEN;
+    }
+    sqlite3_finalize(sel);
+    sel = NULL;
+    rc = tx_commit(st, err, "a point's claim");
+out:
+    sqlite3_finalize(sel);
+    sqlite3_finalize(upd);
+    sqlite3_finalize(own);
     if (rc)
         tx_rollback(st);
     return rc;

@@ -97,6 +97,17 @@ typedef struct rs_sweep_meta {
     int jobs;
 } rs_sweep_meta;
 
+/* Claim a sweep point's run for owner (a string naming this process: host,
+ * pid and start time), in one write transaction.  *r_claim is
+ * RS_CLAIM_TAKEN (now 'running' and owner's), RS_CLAIM_DONE (done already:
+ * skip it) or RS_CLAIM_BUSY ('running' for another owner that alive(owner,
+ * ctx) says still runs: skip it now, its result will come).  A claim by an
+ * owner that is gone (a killed sweep) is taken over.  0 or RS_E*. */
+enum { RS_CLAIM_TAKEN = 0, RS_CLAIM_DONE = 1, RS_CLAIM_BUSY = 2 };
+typedef int (*rs_store_owner_alive_fn)(const char *owner, void *ctx);
+int rs_store_point_claim(rs_store *st, int64_t run_id, const char *owner,
+                         rs_store_owner_alive_fn alive, void *ctx, int *r_claim, rs_err *err);
+
 /* Find the sweep with meta->spec_hash or create it; *r_created says which. */
 int rs_store_sweep_open(rs_store *st, const rs_sweep_meta *meta, int64_t *r_sweep_id,
                         int *r_created, rs_err *err);

@@ -40,7 +40,15 @@ enum {
     RS_OPC_FOREIGN = 1, /* an op of another daemon kind */
     RS_OPC_ANY_SIZE = 2,  /* allowed; size_bytes may be 0 */
     RS_OPC_SIZED = 3,   /* allowed; size_bytes must be > 0 */
+    RS_OPC_VALUE = 4,   /* allowed; 1 <= size_bytes <= RS_REC_VALUE_MAX_BYTES (kv values) */
+    RS_OPC_MALLOC = 5,  /* allowed; 1 <= size_bytes <= RS_REC_MALLOC_MAX_BYTES */
 };
+
+/* The sizes each class allows: size_bytes - rs_opc_size_min[c] <= rs_opc_size_span[c]
+ * (one unsigned compare; 0 - 1 wraps past every span but ANY_SIZE's). */
+static const uint64_t rs_opc_size_min[] = { 0, 0, 0, 1, 1, 1 };
+static const uint64_t rs_opc_size_span[] = { 0, 0, UINT64_MAX, UINT64_MAX - 1,
+                                             RS_REC_VALUE_MAX_BYTES - 1, RS_REC_MALLOC_MAX_BYTES - 1 };
 
 /* Why a record breaks the rules (0 = it does not). */
 enum {
@@ -50,6 +58,7 @@ enum {
     RS_REC_ZERO_SIZE,
     RS_REC_TIME_BACK,
     RS_REC_FLAGS,
+    RS_REC_SIZE_MAX, /* size_bytes above its op's limit */
 };
 
 /* Fill r_class[op] with RS_OPC_* for daemon kind id. */
@@ -68,15 +77,17 @@ size_t rs_op_entries(rs_op_entry r_ops[RS_OP__MAX + 1]);
 static inline int rs_rec_fault(const uint8_t *op_class, uint64_t prev_t_ns, const rs_rec *rec)
 {
     unsigned c = op_class[rec->op];
-    if (RS_LIKELY(c == RS_OPC_ANY_SIZE || (c == RS_OPC_SIZED && rec->size_bytes)) &&
+    if (RS_LIKELY(c >= RS_OPC_ANY_SIZE && rec->size_bytes - rs_opc_size_min[c] <= rs_opc_size_span[c]) &&
         RS_LIKELY(rec->t_ns >= prev_t_ns && rec->flags == 0))
         return RS_REC_OK;
     if (c == RS_OPC_UNKNOWN)
         return RS_REC_OP_UNKNOWN;
     if (c == RS_OPC_FOREIGN)
         return RS_REC_OP_FOREIGN;
-    if (c == RS_OPC_SIZED && rec->size_bytes == 0)
+    if (c > RS_OPC_ANY_SIZE && rec->size_bytes == 0)
         return RS_REC_ZERO_SIZE;
+    if (rec->size_bytes - rs_opc_size_min[c] > rs_opc_size_span[c])
+        return RS_REC_SIZE_MAX;
     if (rec->t_ns < prev_t_ns)
         return RS_REC_TIME_BACK;
     return RS_REC_FLAGS;

@@ -137,6 +137,23 @@ static int range_check(const reader *rd, uint64_t off_bytes, uint64_t len_bytes,
     return 0;
 }
 
+/* One I/O becomes one record per RADOS object it touches: at most
+ * RS_IMPORT_MAX_RECORDS_PER_IO (import_block.h), checked before any is
+ * written, so one line cannot write without bound. */
+static int expand_check(const reader *rd, const char *field, uint64_t off_bytes, uint64_t len_bytes,
+                        rs_err *err)
+{
+    uint64_t obj = rd->opts->object_bytes;
+    uint64_t pieces = (off_bytes % obj + len_bytes - 1) / obj + 1; /* < 2^32 + 2^63: no wrap */
+    if (pieces > RS_IMPORT_MAX_RECORDS_PER_IO)
+        return line_fail(rd, err, "%s: %llu bytes at offset %llu touch %llu objects of %llu bytes, "
+                         "more than %llu records per line (a larger --object-size splits it less)",
+                         field, (unsigned long long)len_bytes, (unsigned long long)off_bytes,
+                         (unsigned long long)pieces, (unsigned long long)obj,
+                         (unsigned long long)RS_IMPORT_MAX_RECORDS_PER_IO);
+    return 0;
+}
+
 static int msr_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
 {
     static const char *const names[7] = { "Timestamp", "Hostname", "DiskNumber", "Type",
@@ -172,7 +189,9 @@ static int msr_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
     r_io->t_ns = ((uint64_t)ts - rd->first_ts) * 100; /* filetime ticks are 100 ns */
     r_io->off_bytes = (uint64_t)off;
     r_io->len_bytes = (uint64_t)len;
-    return range_check(rd, r_io->off_bytes, r_io->len_bytes, err) ? RS_EINPUT : 1;
+    return range_check(rd, r_io->off_bytes, r_io->len_bytes, err) ||
+                   expand_check(rd, names[5], r_io->off_bytes, r_io->len_bytes, err)
+               ? RS_EINPUT : 1;
 }
 
 static int blocks_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
@@ -204,7 +223,9 @@ static int blocks_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
         return line_fail(rd, err, "I/O %llu at the interval passes 2^64 ns",
                          (unsigned long long)rd->ios + 1);
     r_io->t_ns = rd->ios * rd->opts->interval_ns;
-    return range_check(rd, r_io->off_bytes, r_io->len_bytes, err) ? RS_EINPUT : 1;
+    return range_check(rd, r_io->off_bytes, r_io->len_bytes, err) ||
+                   expand_check(rd, "nblocks", r_io->off_bytes, r_io->len_bytes, err)
+               ? RS_EINPUT : 1;
 }
 
 const rs_trace_codec_ops rs_trace_codec_msr = {

@@ -18,7 +18,9 @@
  *
  * Bad input fails with RS_EINPUT and "PATH:LINE: what": wrong field count,
  * non-numeric or negative number, zero length, unknown op, time going
- * backwards, offset + length past 2^63, a line over 4095 bytes.
+ * backwards, offset + length past 2^63, a line over 4095 bytes, an I/O that
+ * touches more than RS_IMPORT_MAX_RECORDS_PER_IO objects.  So the output is
+ * bounded by the input: at most that many records per input line.
  */
 #ifndef RS_IMPORT_BLOCK_H
 #define RS_IMPORT_BLOCK_H
@@ -26,6 +28,10 @@
 #include <stdint.h>
 
 #include "trace.h"
+
+/* The most records one I/O (one input line) may become: 65536, an I/O of
+ * 256 GiB in RBD's default 4 MiB objects (a 1 MiB I/O is 1 or 2). */
+#define RS_IMPORT_MAX_RECORDS_PER_IO 65536ull
 
 typedef struct rs_import_opts {
     const char *from;      /* the importer's codec name: "msr", "blocks" */

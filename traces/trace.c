@@ -38,18 +38,18 @@
 typedef struct op_info {
     const char *name;
     unsigned daemons; /* DAEMON_BIT of each kind whose traces may hold it */
-    int sized;        /* size_bytes must be > 0 */
+    int sized;        /* RS_OPC_*: what size_bytes may be (0: RS_OPC_ANY_SIZE) */
 } op_info;
 
 /* Op codes are part of the binary format (trace.h).  Adding an op = one line
  * here (and its meaning in docs/trace-format.md). */
 static const op_info ops[RS_OP__MAX + 1] = {
-    [RS_OP_GET] = { .name = "GET", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 1 },
-    [RS_OP_SET] = { .name = "SET", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 1 },
+    [RS_OP_GET] = { .name = "GET", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = RS_OPC_VALUE },
+    [RS_OP_SET] = { .name = "SET", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = RS_OPC_VALUE },
     [RS_OP_DEL] = { .name = "DEL", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 0 },
     [RS_OP_PIN] = { .name = "PIN", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 0 },
     [RS_OP_UNPIN] = { .name = "UNPIN", .daemons = DAEMON_BIT(RS_DAEMON_KV), .sized = 0 },
-    [RS_OP_MALLOC] = { .name = "MALLOC", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 1 },
+    [RS_OP_MALLOC] = { .name = "MALLOC", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = RS_OPC_MALLOC },
     [RS_OP_FREE] = { .name = "FREE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },
     [RS_OP_RELEASE] = { .name = "RELEASE", .daemons = DAEMON_BIT(RS_DAEMON_ALLOC), .sized = 0 },
 #define MDS_OP(op, name_) [op] = { .name = name_, .daemons = DAEMON_BIT(RS_DAEMON_MDS), .sized = 0 }
@@ -63,8 +63,8 @@ static const op_info ops[RS_OP__MAX + 1] = {
     MDS_OP(RS_OP_UNLINK, "UNLINK"),
     MDS_OP(RS_OP_RMDIR, "RMDIR"),
 #undef MDS_OP
-    [RS_OP_READ] = { .name = "READ", .daemons = DAEMON_BIT(RS_DAEMON_OSD), .sized = 1 },
-    [RS_OP_WRITE] = { .name = "WRITE", .daemons = DAEMON_BIT(RS_DAEMON_OSD), .sized = 1 },
+    [RS_OP_READ] = { .name = "READ", .daemons = DAEMON_BIT(RS_DAEMON_OSD), .sized = RS_OPC_SIZED },
+    [RS_OP_WRITE] = { .name = "WRITE", .daemons = DAEMON_BIT(RS_DAEMON_OSD), .sized = RS_OPC_SIZED },
 };
 
 static const char *const daemon_names[RS_DAEMON__COUNT] = {
@@ -110,7 +110,7 @@ void rs_op_class_fill(unsigned daemon_id, uint8_t r_class[RS_OP__MAX + 1])
         else if (!(ops[op].daemons & DAEMON_BIT(daemon_id)))
             r_class[op] = RS_OPC_FOREIGN;
         else
-            r_class[op] = ops[op].sized ? RS_OPC_SIZED : RS_OPC_ANY_SIZE;
+            r_class[op] = ops[op].sized ? (uint8_t)ops[op].sized : RS_OPC_ANY_SIZE;
     }
 }
 
@@ -144,6 +144,11 @@ int rs_rec_fail(rs_err *err, const char *where, int fault, uint64_t prev_t_ns,
     case RS_REC_TIME_BACK:
         return rs_fail(err, RS_EINPUT, "%s: time goes backwards: t_ns %llu after %llu", where,
                        (unsigned long long)rec->t_ns, (unsigned long long)prev_t_ns);
+    case RS_REC_SIZE_MAX:
+        return rs_fail(err, RS_EINPUT, "%s: size_bytes %llu too large for %s (at most %llu)", where,
+                       (unsigned long long)rec->size_bytes, ops[rec->op].name,
+                       (unsigned long long)(rec->op == RS_OP_MALLOC ? RS_REC_MALLOC_MAX_BYTES
+                                                                    : RS_REC_VALUE_MAX_BYTES));
     case RS_REC_FLAGS:
         return rs_fail(err, RS_EINPUT, "%s: nonzero flags 0x%02x (reserved, must be 0)", where,
                        rec->flags);

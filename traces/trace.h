@@ -69,6 +69,17 @@ typedef struct rs_rec {
 
 _Static_assert(sizeof(rs_rec) == 32, "rs_rec is the 32-byte binary record");
 
+/* The largest size_bytes a record may carry, where the format bounds it
+ * (docs/trace-format.md §4; the reader and the writer refuse more, and the
+ * generators refuse options that would write more):
+ *   - a kv value (GET, SET): below 4 GiB, as the object table that holds it
+ *     stores a size in 32 bits (models/layout/objects.c refuses 2^32 - 1);
+ *   - a MALLOC: 256 GiB, the most address space an allocator model's heap
+ *     may span (RS_ALLOC_MAX_HEAP_BYTES, models/alloc/alloc.h), so a page or
+ *     size-class computation never wraps. */
+#define RS_REC_VALUE_MAX_BYTES ((uint64_t)UINT32_MAX - 1)
+#define RS_REC_MALLOC_MAX_BYTES ((uint64_t)1 << 38)
+
 /* Name of op ("GET") or NULL when unknown; and the reverse (-1 unknown). */
 const char *rs_op_name(unsigned op);
 int rs_op_parse(const char *name, size_t len);

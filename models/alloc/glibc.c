@@ -586,6 +586,11 @@ static int sysmalloc(gl_state *st, uint64_t nb, uint64_t *r_off)
 {
     if (nb >= st->mmap_threshold && st->n_mmaps < st->n_mmaps_max) {
         uint64_t size = mmap_chunk_bytes(nb);
+        /* the mappings' span is bounded like every model's heap, and the
+         * next mapping's address cannot wrap */
+        if (st->mmapped_bytes + size > RS_ALLOC_MAX_HEAP_BYTES ||
+            st->mmap_next > UINT64_MAX - RS_ALLOC_MAX_HEAP_BYTES - 2 * PAGE_BYTES)
+            return -1;
         *r_off = st->mmap_next;
         st->mmap_next += size + PAGE_BYTES; /* keep mappings apart */
         st->n_mmaps++;
@@ -1072,6 +1077,8 @@ static void gl_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
 static uint64_t gl_usable_size(const void *state, uint64_t size_bytes)
 {
     const gl_state *st = state;
+    if (size_bytes > MAX_REQUEST)
+        return 0; /* too large: gl_alloc refuses it (and request2size would wrap) */
     uint64_t nb = rs_gl_request2size(size_bytes);
     if (st && nb >= st->mmap_threshold)
         return rs_gl_mmap_usable_size(size_bytes);

@@ -522,7 +522,8 @@ static int reserve(je_state *st, unsigned nwords, uint32_t npages)
     if (nwords && st->words_free[nwords] == NIL &&
         grow((void **)&st->words, &st->words_cap, (uint64_t)st->words_len + nwords, sizeof *st->words))
         return -1;
-    if ((uint64_t)st->top_pages + npages > MAX_PAGES)
+    if ((uint64_t)st->top_pages + npages > MAX_PAGES ||
+        (uint64_t)st->top_pages + npages > (RS_ALLOC_MAX_HEAP_BYTES >> LG_PAGE))
         return -1;
     return grow((void **)&st->pages, &st->pages_cap, (uint64_t)st->top_pages + npages, sizeof *st->pages);
 }

@@ -103,7 +103,7 @@ enum {
 
 #define NIL UINT32_MAX
 #define BASE_ADDR ((uint64_t)1 << 40) /* page p is at BASE_ADDR + p * 8 KiB; page 0 is a guard */
-#define MAX_HEAP_PAGES ((uint64_t)1 << 31)
+#define MAX_HEAP_PAGES ((RS_ALLOC_MAX_HEAP_BYTES >> PAGE_SHIFT) + 2) /* + the guard page */
 #define THREAD_ID_LIMIT (1u << 20)    /* thread ids are folded below this */
 
 enum span_loc { LOC_IN_USE, LOC_NORMAL, LOC_RETURNED, LOC_UNUSED };
@@ -1389,6 +1389,8 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
         usable = st->cls[cl].size_bytes;
         off = slot_offset(st, slot, cl);
     } else {
+        if (size_bytes > RS_ALLOC_MAX_HEAP_BYTES) /* before the page count can wrap */
+            return 0;
         uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
         if (npages >= MAX_HEAP_PAGES || reserve(st, 0, (uint32_t)npages))
             return 0;
@@ -1465,6 +1467,8 @@ static uint64_t tc_usable_size(const void *state, uint64_t size_bytes)
     const tc_state *st = state;
     if (size_bytes <= MAX_SIZE)
         return st->cls[size_class(st, size_bytes)].size_bytes;
+    if (size_bytes > RS_ALLOC_MAX_HEAP_BYTES)
+        return 0; /* too large: alloc refuses it */
     return ((size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT) << PAGE_SHIFT;
 }
 
@@ -1736,7 +1740,7 @@ int rs_tc_audit(const void *state, rs_err *err)
     }
     if (resident != st->resident_pages || active != st->active_pages || allocated != st->allocated_bytes ||
         free_p != st->free_pages || unmapped_p != st->unmapped_pages || normal_res != st->normal_resident_pages ||
-        st->top - 1 != st->system_pages)
+        (st->top ? st->top - 1 : 0) != st->system_pages) /* top 0: nothing reserved yet */
         AUDIT_FAIL("counters differ: resident %llu/%llu active %llu/%llu allocated %llu/%llu free %llu/%llu "
                    "unmapped %llu/%llu dirty %llu/%llu",
                    (unsigned long long)resident, (unsigned long long)st->resident_pages,

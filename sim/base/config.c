@@ -160,6 +160,16 @@ static int set_line(rs_config *cfg, char *line, const char *origin, int from_fil
         return rs_fail(err, RS_EINPUT, "%s: empty key before '='", origin);
     if (!*value)
         return rs_fail(err, RS_EINPUT, "%s: empty value for key '%s'", origin, key);
+    /* a preset names each key once: a second line for it is a mistake, not
+     * an override (which is what --set is for) */
+    const entry *prev = from_file ? find(cfg, key) : NULL;
+    if (prev && prev->from_file) {
+        const char *colon = strrchr(origin, ':'); /* origin is "path:line" */
+        size_t n = colon ? (size_t)(colon - origin) + 1 : 0;
+        if (n && !strncmp(prev->origin, origin, n) && !strchr(prev->origin + n, ':'))
+            return rs_fail(err, RS_EINPUT, "%s: key '%s' given twice (first at %s)", origin, key,
+                           prev->origin);
+    }
     return set_origin(cfg, key, value, origin, from_file, err);
 }
 
@@ -181,11 +191,23 @@ int rs_config_load_file(rs_config *cfg, const char *path, rs_err *err)
 
     if (!f)
         return rs_fail(err, RS_EINPUT, "cannot open preset '%s': %s", path, strerror(errno));
+    long pos = ftell(f);
     while (fgets(line, sizeof line, f)) {
         lineno++;
         snprintf(origin, sizeof origin, "%s:%lu", path, lineno);
+        /* fgets stops at a newline, not at a NUL, which would hide the rest
+         * of the line: the bytes read must be the string's length */
+        long next = ftell(f);
+        size_t len = strlen(line);
+        if (pos >= 0 && next >= 0 && (size_t)(next - pos) != len) {
+            rc = rs_fail(err, RS_EINPUT, "%s: NUL byte at column %zu (a preset is text)", origin,
+                         len + 1);
+            break;
+        }
+        pos = next;
         if (!strchr(line, '\n') && !feof(f)) {
-            rc = rs_fail(err, RS_EINPUT, "%s: line too long", origin);
+            rc = rs_fail(err, RS_EINPUT, "%s: line too long (more than %zu bytes)", origin,
+                         sizeof line - 2);
             break;
         }
         char *hash = strchr(line, '#');

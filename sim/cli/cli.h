@@ -28,6 +28,11 @@ int rs_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Exit status for an RS_E* code: 0, 1 or 2. */
 int rs_cli_status(int code);
+/* While a command writes OUT through OUT.tmp: on SIGINT, SIGTERM or SIGHUP
+ * remove OUT.tmp, then die of the signal as before (cmd_trace.c).  One
+ * output at a time; rs_cli_tmp_unguard when OUT is in place or abandoned. */
+void rs_cli_tmp_guard(const char *out_path);
+void rs_cli_tmp_unguard(void);
 /* Default database path ("out/rssim.db"); the data folders are in paths.h. */
 const char *rs_cli_default_db(void);
 /* Make every missing folder of path's parent (like mkdir -p dirname). */

@@ -159,9 +159,13 @@ int cmd_gen(int argc, char **argv)
     if (!format)
         format = rs_cli_format_for_name(out);
     if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
-        (rc = rs_config_validate(cfg, &err)) || (rc = rs_cli_mkdir_parent(out, &err)) ||
-        (rc = rs_gen_to_file(g, cfg, rs_cli_data_dir(RS_CLI_TRACES), out, format, summary,
-                                   sizeof summary, &err)))
+        (rc = rs_config_validate(cfg, &err)) || (rc = rs_cli_mkdir_parent(out, &err)))
+        goto fail;
+    rs_cli_tmp_guard(out); /* a killed gen leaves no OUT.tmp */
+    rc = rs_gen_to_file(g, cfg, rs_cli_data_dir(RS_CLI_TRACES), out, format, summary, sizeof summary,
+                        &err);
+    rs_cli_tmp_unguard();
+    if (rc)
         goto fail;
     if (summary[0])
         fprintf(stderr, "rssim gen %s: %s\n", g->name, summary);

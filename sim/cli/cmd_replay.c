@@ -124,11 +124,20 @@ int cmd_replay(int argc, char **argv)
            metric(&res, "accounted_peak_bytes") / 1048576.0);
     printf("  rss steady        %10.1f MiB   peak %.1f MiB\n",
            metric(&res, "rss_steady_bytes") / 1048576.0, metric(&res, "rss_peak_bytes") / 1048576.0);
-    printf("  x steady          %10.3f       (1-x)^-1 = %.3f\n", metric(&res, "x_steady"),
-           metric(&res, "x_steady") < 1 ? 1.0 / (1.0 - metric(&res, "x_steady")) : 0.0);
-    printf("  overshoot         %10.3f       p99 %.3f  max %.3f (rss/limit)\n",
-           metric(&res, "overshoot_steady"), metric(&res, "overshoot_p99"),
-           metric(&res, "overshoot_max"));
+    /* a ratio with nothing to divide by is not 0: say so (a limit of 0 is
+     * "no limit"; x = 1 when nothing is accounted) */
+    if (metric(&res, "x_steady") < 1)
+        printf("  x steady          %10.3f       (1-x)^-1 = %.3f\n", metric(&res, "x_steady"),
+               1.0 / (1.0 - metric(&res, "x_steady")));
+    else
+        printf("  x steady          %10.3f       (1-x)^-1 = n/a (nothing accounted)\n",
+               metric(&res, "x_steady"));
+    if (metric(&res, "limit_bytes") > 0)
+        printf("  overshoot         %10.3f       p99 %.3f  max %.3f (rss/limit)\n",
+               metric(&res, "overshoot_steady"), metric(&res, "overshoot_p99"),
+               metric(&res, "overshoot_max"));
+    else
+        printf("  overshoot                n/a       (the limit is 0: rss/limit is undefined)\n");
     printf("  trims             %10.0f       items trimmed %.0f\n", metric(&res, "trims_count"),
            metric(&res, "trimmed_items_count"));
     if (metric(&res, "health_rss_checks_count") > 0) /* the osd's whole model */

@@ -65,13 +65,105 @@ typedef struct sweep_ctx {
     int64_t ntodo;
 } sweep_ctx;
 
-/* A worker: run its share of the points; write "point status\n" lines. */
+/* This process as a claim's owner: "host:pid:start", start being its start
+ * time in clock ticks since boot (/proc/PID/stat field 22), so a reused pid
+ * is not taken for the process that claimed. */
+static int proc_start(long pid, unsigned long long *r_start)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+    if (!p)
+        return -1;
+    p++;
+    for (int field = 3; field < 22 && p; field++) /* p is before field `field` */
+        p = strchr(p + 1, ' ');
+    return p && sscanf(p, " %llu", r_start) == 1 ? 0 : -1;
+}
+
+static void claim_owner(char *r_owner, size_t cap)
+{
+    char host[256] = "?";
+    unsigned long long start = 0;
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    proc_start((long)getpid(), &start);
+    snprintf(r_owner, cap, "%s:%ld:%llu", host, (long)getpid(), start);
+}
+
+/* Is the owner of a claim still running?  Only a process of this host can
+ * be asked; a claim from another host counts as gone (taken over), as a
+ * resumed sweep always did. */
+static int owner_alive(const char *owner, void *ctx)
+{
+    (void)ctx;
+    char host[256] = "?";
+    long pid;
+    unsigned long long start, now_start;
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = '\0';
+    const char *colon = strrchr(owner, ':');
+    if (!colon)
+        return 0;
+    const char *pc = colon;
+    while (pc > owner && pc[-1] != ':')
+        pc--;
+    if (pc == owner || (size_t)(pc - 1 - owner) != strlen(host) || strncmp(owner, host, strlen(host)))
+        return 0;
+    if (sscanf(pc, "%ld:%llu", &pid, &start) != 2)
+        return 0;
+    return proc_start(pid, &now_start) == 0 && now_start == start;
+}
+
+/* Run one point unless it is done or another live process holds it
+ * (*r_busy then).  0 or RS_E* (err filled). */
+static int run_point(const sweep_ctx *sc, rs_store *st, int64_t point, int64_t id, const char *owner,
+                     const rs_run_opts *opts, int *r_busy, rs_err *err)
+{
+    rs_config *cfg = NULL;
+    rs_result res;
+    int claim = RS_CLAIM_TAKEN;
+
+    *r_busy = 0;
+    rs_result_init(&res);
+    int rc = rs_grid_point_config(sc->grid, sc->base, point, &cfg, err);
+    if (!rc)
+        rc = rs_store_point_claim(st, id, owner, owner_alive, NULL, &claim, err);
+    if (!rc && claim == RS_CLAIM_TAKEN)
+        rc = rs_cli_execute_run_opts(st, id, sc->trace, cfg, opts, &res, NULL, NULL, err);
+    *r_busy = !rc && claim == RS_CLAIM_BUSY;
+    rs_result_release(&res);
+    rs_config_free(cfg);
+    return rc;
+}
+
+static int report(int fd, int64_t point, int rc)
+{
+    char line[64];
+    /* 0 done, 2 bad input (the trace or a value: exit status 2, as replay), 1 else */
+    int n = snprintf(line, sizeof line, "%lld %d\n", (long long)point, !rc ? 0 : rc == RS_EINPUT ? 2 : 1);
+    return write(fd, line, (size_t)n) == n ? 0 : -1;
+}
+
+/* A worker: run its share of the points; write "point status\n" lines.  A
+ * point another live process holds (an identical sweep on the same
+ * database) is left to it and awaited at the end: reported when it is done,
+ * run here if its holder dies or fails it. */
 static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
 {
     rs_err err = { 0 };
     rs_store *st = NULL;
-    int failures = 0;
+    int failures = 0, busy;
+    int64_t *waiting = NULL, nwait = 0;
+    char owner[320];
 
+    claim_owner(owner, sizeof owner);
     if (rs_store_open(&st, sc->db, &err)) {
         fprintf(stderr, "rssim sweep: worker %d: %s\n", w, err.msg);
         return 1;
@@ -84,30 +176,46 @@ static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
     /* Several workers keep the cores busy: decode the trace inline rather
      * than on a readahead thread that would compete with the other worker. */
     rs_run_opts opts = { .decode_inline = jobs > 1 };
+    if (!(waiting = malloc((size_t)(sc->ntodo / jobs + 1) * sizeof *waiting))) {
+        rs_store_close(st);
+        return 1;
+    }
     for (int64_t i = w; i < sc->ntodo; i += jobs) {
         int64_t point = sc->todo_points[i], id = sc->todo_ids[i];
-        rs_config *cfg = NULL;
-        rs_result res;
-        char line[64];
-        int rc;
-
-        rs_result_init(&res);
-        rc = rs_grid_point_config(sc->grid, sc->base, point, &cfg, &err);
-        if (!rc)
-            rc = rs_store_run_claim(st, id, &err);
-        if (!rc)
-            rc = rs_cli_execute_run_opts(st, id, sc->trace, cfg, &opts, &res, NULL, NULL, &err);
+        int rc = run_point(sc, st, point, id, owner, &opts, &busy, &err);
+        if (busy) {
+            waiting[nwait++] = i;
+            continue;
+        }
         if (rc) {
             fprintf(stderr, "rssim sweep: point %lld (run %lld) failed: %s\n", (long long)point,
                     (long long)id, err.msg);
             failures++;
         }
-        rs_result_release(&res);
-        rs_config_free(cfg);
-        int n = snprintf(line, sizeof line, "%lld %d\n", (long long)point, rc ? 1 : 0);
-        if (write(fd, line, (size_t)n) != n)
+        if (report(fd, point, rc))
             break;
     }
+    while (nwait > 0) {
+        int64_t kept = 0;
+        for (int64_t k = 0; k < nwait; k++) {
+            int64_t i = waiting[k], point = sc->todo_points[i], id = sc->todo_ids[i];
+            int rc = run_point(sc, st, point, id, owner, &opts, &busy, &err);
+            if (busy) {
+                waiting[kept++] = i;
+                continue;
+            }
+            if (rc) {
+                fprintf(stderr, "rssim sweep: point %lld (run %lld) failed: %s\n", (long long)point,
+                        (long long)id, err.msg);
+                failures++;
+            }
+            report(fd, point, rc);
+        }
+        nwait = kept;
+        if (nwait)
+            usleep(100 * 1000);
+    }
+    free(waiting);
     rs_store_close(st);
     return failures ? 1 : 0;
 }
@@ -238,12 +346,16 @@ int cmd_sweep(int argc, char **argv)
         rc = rs_fail(&err, RS_ENOMEM, "out of memory for %lld points", (long long)grid.points);
         goto out;
     }
-    /* every point's row in one transaction (1,000 commits took ~1 s of a
-     * 1,000-point sweep, all of it before any worker starts) */
+    /* the points' rows in transactions of 4096 (one commit per point took
+     * ~1 s of a 1,000-point sweep, all of it before any worker starts; one
+     * transaction for all would hold the write lock for minutes on 10^6) */
     if ((rc = rs_store_batch_begin(st, &err)))
         goto out;
     for (int64_t p = 0; p < grid.points; p++) {
         char label[1024], status[16];
+        if (p > 0 && p % 4096 == 0 &&
+            ((rc = rs_store_batch_commit(st, &err)) || (rc = rs_store_batch_begin(st, &err))))
+            goto out;
         rs_config *cfg;
         int64_t id;
         rs_grid_point_label(&grid, p, label, sizeof label);
@@ -278,7 +390,7 @@ int cmd_sweep(int argc, char **argv)
     int nworkers = jobs < sc.ntodo ? jobs : (int)sc.ntodo;
     int fds[2];
     pid_t pids[MAX_JOBS];
-    int64_t done = 0, failed = 0;
+    int64_t done = 0, failed = 0, bad_input = 0;
     unsigned long long t0 = rs_cli_now_ns();
     if (nworkers > 0 && pipe(fds) != 0) {
         rc = rs_fail(&err, RS_EIO, "cannot create a pipe: %s", strerror(errno));
@@ -310,6 +422,7 @@ int cmd_sweep(int argc, char **argv)
                 continue;
             done++;
             failed += bad != 0;
+            bad_input += bad == 2;
             progress(tty, done, sc.ntodo, failed, t0, point);
         }
         if (in)
@@ -326,8 +439,10 @@ int cmd_sweep(int argc, char **argv)
     if (!rc && (rc = rs_store_open(&st, db, &err)) == 0) {
         int all = !worker_failed && done == sc.ntodo && !failed;
         rs_store_sweep_set_status(st, sweep_id, !all ? "failed" : shard_n > 1 ? "partial" : "done", &err);
+        /* every point ran and each failure was bad input: the status replay gives */
+        int input_only = done == sc.ntodo && failed > 0 && failed == bad_input;
         if (!all)
-            rc = rs_fail(&err, RS_EINTERNAL, "sweep %lld: %lld of %lld points failed or did not finish "
+            rc = rs_fail(&err, input_only ? RS_EINPUT : RS_EINTERNAL, "sweep %lld: %lld of %lld points failed or did not finish "
                          "(re-run the same command to resume)", (long long)sweep_id,
                          (long long)(sc.ntodo - done + failed), (long long)sc.ntodo);
     }

@@ -8,8 +8,10 @@
  * failed conversion leaves no OUT behind.  Bad input exits 2 with
  * "rssim: FILE:LINE: what".
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../traces/import_block.h"
 #include "../../traces/trace.h"
@@ -86,15 +88,19 @@ static int convert(int argc, char **argv)
         rs_trace_close(tr);
         return rs_cli_report(&err);
     }
+    rs_cli_tmp_guard(out);
     while ((rc = rs_trace_next(tr, &rec, &err)) == 1)
         if ((rc = rs_trace_write(w, &rec, &err)))
             break;
     rs_trace_close(tr);
     if (rc) {
         rs_trace_writer_abort(w);
+        rs_cli_tmp_unguard();
         return rs_cli_report(&err);
     }
-    if ((rc = rs_trace_writer_close(w, &err)))
+    rc = rs_trace_writer_close(w, &err);
+    rs_cli_tmp_unguard();
+    if (rc)
         return rs_cli_report(&err);
     return 0;
 }
@@ -263,17 +269,56 @@ static int import(int argc, char **argv)
         (rc = rs_cli_check_input(in, &err)) || (rc = rs_cli_mkdir_parent(out, &err)) ||
         (rc = rs_trace_writer_open(&w, out, format, "osd", &err)))
         return rs_cli_report(&err);
+    rs_cli_tmp_guard(out);
     if ((rc = rs_import_block(in, &opts, w, &st, &err))) {
         rs_trace_writer_abort(w);
+        rs_cli_tmp_unguard();
         return rs_cli_report(&err);
     }
-    if ((rc = rs_trace_writer_close(w, &err)))
+    rc = rs_trace_writer_close(w, &err);
+    rs_cli_tmp_unguard();
+    if (rc)
         return rs_cli_report(&err);
     printf("wrote %s: %llu I/Os (%llu reads, %llu writes) as %llu records from %llu lines\n", out,
            (unsigned long long)st.ios, (unsigned long long)st.reads,
            (unsigned long long)st.writes, (unsigned long long)st.records,
            (unsigned long long)st.lines);
     return 0;
+}
+
+/* The one piece of process state a signal handler needs: the temporary
+ * file to remove (async-signal-safe: unlink, sigaction, raise only). */
+static char guarded_tmp[4096];
+
+static void remove_tmp_and_die(int sig)
+{
+    if (guarded_tmp[0])
+        unlink(guarded_tmp);
+    struct sigaction dfl = { .sa_handler = SIG_DFL };
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+}
+
+static const int guarded_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+void rs_cli_tmp_guard(const char *out_path)
+{
+    struct sigaction sa = { .sa_handler = remove_tmp_and_die };
+    sigemptyset(&sa.sa_mask);
+    if ((size_t)snprintf(guarded_tmp, sizeof guarded_tmp, "%s.tmp", out_path) >= sizeof guarded_tmp)
+        guarded_tmp[0] = '\0'; /* too long for the writer too: it fails first */
+    for (size_t i = 0; i < sizeof guarded_signals / sizeof guarded_signals[0]; i++)
+        sigaction(guarded_signals[i], &sa, NULL);
+}
+
+void rs_cli_tmp_unguard(void)
+{
+    struct sigaction dfl = { .sa_handler = SIG_DFL };
+    sigemptyset(&dfl.sa_mask);
+    for (size_t i = 0; i < sizeof guarded_signals / sizeof guarded_signals[0]; i++)
+        sigaction(guarded_signals[i], &dfl, NULL);
+    guarded_tmp[0] = '\0';
 }
 
 static const rs_command subcommands[] = {

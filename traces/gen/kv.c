@@ -179,14 +179,18 @@ static int kv_setup(const rs_config *opts, kv_gen *g, rs_err *err)
     g->size_max_bytes = rs_config_size(opts, "size-max");
     g->size_median_bytes = rs_config_size(opts, "size-median");
     g->size_sigma = rs_config_double(opts, "size-sigma");
-    if (g->size_bytes < 1)
-        return rs_config_bad_value(opts, "size", "must be at least 1 byte", err);
-    if (g->size_min_bytes < 1)
-        return rs_config_bad_value(opts, "size-min", "must be at least 1 byte", err);
+    /* a value the trace format refuses (RS_REC_VALUE_MAX_BYTES, trace.h) is
+     * refused here, so gen never writes a trace replay cannot read */
+    if (g->size_bytes < 1 || g->size_bytes > RS_REC_VALUE_MAX_BYTES)
+        return rs_config_bad_value(opts, "size", "must be in 1 .. 4294967294 bytes (a kv value is below 4 GiB)", err);
+    if (g->size_min_bytes < 1 || g->size_min_bytes > RS_REC_VALUE_MAX_BYTES)
+        return rs_config_bad_value(opts, "size-min", "must be in 1 .. 4294967294 bytes (a kv value is below 4 GiB)", err);
     if (g->size_max_bytes < g->size_min_bytes)
         return rs_config_bad_value(opts, "size-max", "must be >= size-min", err);
-    if (g->size_median_bytes < 1)
-        return rs_config_bad_value(opts, "size-median", "must be at least 1 byte", err);
+    if (g->size_max_bytes > RS_REC_VALUE_MAX_BYTES)
+        return rs_config_bad_value(opts, "size-max", "must be at most 4294967294 bytes (a kv value is below 4 GiB)", err);
+    if (g->size_median_bytes < 1 || g->size_median_bytes > RS_REC_VALUE_MAX_BYTES)
+        return rs_config_bad_value(opts, "size-median", "must be in 1 .. 4294967294 bytes (a kv value is below 4 GiB)", err);
     if (!(g->size_sigma >= 0) || !isfinite(g->size_sigma))
         return rs_config_bad_value(opts, "size-sigma", "must be >= 0", err);
     if (!(w_get >= 0) || !isfinite(w_get))

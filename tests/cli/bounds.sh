@@ -1,0 +1,174 @@
+#!/bin/bash
+# bounds.sh — nothing a user can type runs away or wraps (issue 17): the
+# trace format's size limits (a MALLOC, a kv value) refused with FILE:LINE
+# and exit 2 by replay and by gen, a model that runs out of its bounded heap
+# naming the record, the sample count bounded, an import line that expands
+# past its limit refused with its temporary file removed, and two identical
+# sweeps on one database sharing the work.
+# Run by ctest as: bash bounds.sh RSSIM_BINARY SOURCE_DIR
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+
+alloc_trace() { # alloc_trace FILE SIZE...: one MALLOC per size
+  local f=$1 k=0; shift
+  printf '#rssim-trace\tv1\tdaemon=alloc\nt_ns\top\tkey\tsize_bytes\tthread\taux\n' >"$f"
+  for s in "$@"; do k=$((k + 1)); printf '%s\tMALLOC\t%s\t%s\t0\t0\n' "$k" "$k" "$s" >>"$f"; done
+}
+
+# 1. a MALLOC near 2^64 (tcmalloc's page count wrapped and the run was stored
+#    done), at 2^63, and one byte past the format's limit: FILE:LINE, exit 2,
+#    never a done run; at the limit itself every model places it
+for alloc in tcmalloc jemalloc glibc ideal; do
+  for size in 18446744073709551615 18446744073709551000 9223372036854775808 274877906945; do
+    alloc_trace big.tsv 100 "$size"
+    expect_status 2 "MALLOC of $size on $alloc" "$RSSIM" replay big.tsv --preset alloc-replay \
+      --set alloc=$alloc --db a.db
+    stderr_has "MALLOC of $size on $alloc" "big.tsv:4: size_bytes $size too large for MALLOC"
+  done
+  alloc_trace limit.tsv 274877906944
+  expect_status 0 "MALLOC at the limit on $alloc" "$RSSIM" replay limit.tsv --preset alloc-replay \
+    --set alloc=$alloc --db a.db
+  alloc_trace limit.tsv 1 2147483648 4294967296
+  expect_status 0 "MALLOC at the limit on $alloc" "$RSSIM" replay limit.tsv --preset alloc-replay \
+    --set alloc=$alloc --db a.db
+done
+check "no failed MALLOC run is done" [ "$(sql a.db "SELECT count(*) FROM runs WHERE status = 'done'")" = 8 ]
+# the heap is bounded: a second MALLOC at the limit cannot fit; the error names the record
+alloc_trace two.tsv 274877906944 274877906944
+expect_status 1 "two MALLOCs at the limit" "$RSSIM" replay two.tsv --preset alloc-replay --set alloc=tcmalloc --db a.db
+stderr_has "two MALLOCs at the limit" "two.tsv:4: allocator model 'tcmalloc' is out of simulated memory"
+
+# a kv value: gen refuses what replay refuses, with the same limit
+expect_status 2 "gen kv --size 5G" "$RSSIM" gen kv --size-dist fixed --size 5G --keys 4 --events 4 -o kv5g.tsv
+stderr_has "gen kv --size 5G" "key 'size'"
+check "gen kv --size 5G wrote nothing" [ ! -e kv5g.tsv ] && [ ! -e kv5g.tsv.tmp ]
+expect_status 2 "gen kv --size-max 4G" "$RSSIM" gen kv --size-max 4G --keys 4 --events 4 -o kv4g.tsv
+expect_status 0 "gen kv at the limit" "$RSSIM" gen kv --size-dist fixed --size 4294967294 --keys 2 --events 3 -o kvmax.tsv
+expect_status 0 "replay of a kv value at the limit" "$RSSIM" replay kvmax.tsv --preset kv-small --db k.db
+printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1\tSET\t1\t4294967295\t0\t0\n' >kvbig.tsv
+expect_status 2 "replay of a kv value of 2^32 - 1" "$RSSIM" replay kvbig.tsv --preset kv-small --db k.db
+stderr_has "kv value of 2^32 - 1" "kvbig.tsv:3: size_bytes 4294967295 too large for SET"
+
+# 2. the samples of a run are bounded (RS_RUN_MAX_SAMPLES = 10^6): a trace at
+#    an epoch in ns, run_tail=1000000000s and sample_interval=1ns grew the
+#    sample array to the OOM killer; now refused before the clock runs
+printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1700000000000000000\tSET\t1\t100\t0\t0\n' >epoch.tsv
+expect_status 2 "a trace at an epoch" timeout 60 "$RSSIM" replay epoch.tsv --preset kv-small --db s.db
+stderr_has "a trace at an epoch" "epoch.tsv:3: t_ns 1700000000000000000 is past the latest time a run may reach"
+printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1000\tSET\t1\t100\t0\t0\n' >one.tsv
+expect_status 2 "run_tail=1000000000s" timeout 60 "$RSSIM" replay one.tsv --preset kv-small --set run_tail=1000000000s --db s.db
+stderr_has "run_tail=1000000000s" "key 'run_tail'"
+"$RSSIM" gen kv --keys 100 --events 3000 --rate 1000 -o three.tsv 2>/dev/null
+expect_status 2 "sample_interval=1ns" timeout 60 "$RSSIM" replay three.tsv --preset kv-small --set sample_interval=1ns --db s.db
+stderr_has "sample_interval=1ns" "three.tsv:[0-9]*: t_ns [0-9]* is past the latest time a run may reach, t_ns 999998 (at most 1000000 samples of sample_interval=1ns"
+# what else grows with virtual time: the allocator's clock and the trims,
+# when a larger sample_interval lets the epoch trace in
+expect_status 2 "epoch trace at sample_interval=1h" timeout 60 "$RSSIM" replay epoch.tsv --preset kv-small \
+  --set sample_interval=1h --db s.db
+stderr_has "epoch trace at sample_interval=1h" "epoch.tsv:3: .*ticks of alloc_tick_interval=100000000ns"
+expect_status 2 "epoch trace at sample_interval=1h, no allocator clock" timeout 60 "$RSSIM" replay epoch.tsv \
+  --preset kv-small --set sample_interval=1h --set alloc=ideal --db s.db
+stderr_has "epoch trace, no allocator clock" "epoch.tsv:3: more than 200000000 periodic timer events"
+check "no run of those is done" [ "$(sql s.db "SELECT count(*) FROM runs WHERE status = 'done'")" = 0 ]
+# right at the bound: 10^6 samples fit
+expect_status 0 "10^6 samples" timeout 120 "$RSSIM" replay one.tsv --preset kv-small --set sample_interval=1ns \
+  --set run_tail=998998ns --db s.db
+# one sample every ns from t 0 to the end, t 999998
+check "999999 samples stored" [ "$(sql s.db "SELECT count(*) FROM samples WHERE run_id = (SELECT max(id) FROM runs)")" = 999999 ]
+
+# 3. an import line that expands without bound (one line '0 18014398509481983'
+#    wrote ~1 GB/s; an MSR Size of 2^62 the same): refused, nothing left
+echo "0 18014398509481983" >huge.blocks
+expect_status 2 "blocks line of 2^54 blocks" timeout 60 "$RSSIM" trace import --from blocks huge.blocks -o huge.bin
+stderr_has "blocks line of 2^54 blocks" "huge.blocks:1: nblocks: .* more than 65536 records per line"
+check "refused import left nothing" [ ! -e huge.bin ] && [ ! -e huge.bin.tmp ]
+printf '128166372003061629,web,1,Read,0,4611686018427387904,10\n' >huge.csv
+expect_status 2 "MSR Size of 2^62" timeout 60 "$RSSIM" trace import --from msr huge.csv -o huge.bin
+stderr_has "MSR Size of 2^62" "huge.csv:1: Size: .* more than 65536 records per line"
+check "refused import left nothing" [ ! -e huge.bin ] && [ ! -e huge.bin.tmp ]
+# at the limit: 65536 objects of 4 MiB in 512-byte blocks
+echo "0 536870912 W" >limit.blocks
+expect_status 0 "blocks line at the limit" "$RSSIM" trace import --from blocks limit.blocks -o limit.bin
+stdout_has "blocks line at the limit" "as 65536 records"
+# a killed import or gen removes OUT.tmp (SIGTERM, SIGINT, SIGHUP)
+yes '0 536870912' | head -n 20000 >long.blocks
+for sig in TERM INT HUP; do
+  "$RSSIM" trace import --from blocks long.blocks -o long.bin 2>/dev/null &
+  pid=$!
+  for _ in $(seq 50); do [ -s long.bin.tmp ] && break; sleep 0.1; done
+  check "import is writing long.bin.tmp ($sig)" [ -s long.bin.tmp ]
+  kill -$sig $pid; wait $pid
+  check "import killed by SIG$sig left no long.bin.tmp" [ ! -e long.bin.tmp ] && [ ! -e long.bin ]
+done
+"$RSSIM" gen kv --keys 1000 --events 200000000 -o long.tsv 2>/dev/null &
+pid=$!
+for _ in $(seq 50); do [ -s long.tsv.tmp ] && break; sleep 0.1; done
+kill -TERM $pid; wait $pid
+check "gen killed by SIGTERM left no long.tsv.tmp" [ ! -e long.tsv.tmp ] && [ ! -e long.tsv ]
+
+# 4. two identical sweeps at once on one database share the points (the
+#    second exited 1 with "run N ... is already done"): both exit 0, every
+#    point done once, the results those of a sweep run alone
+"$RSSIM" gen kv --keys 20000 --events 300000 --rate 100000 -o sw.bin 2>/dev/null
+sweep() { "$RSSIM" sweep sw.bin --preset kv-small --vary kv_cache_limit=8M,16M,32M,64M \
+  --vary trim_interval=50ms,200ms --jobs 2 --db "$1"; }
+sweep alone.db >/dev/null 2>&1
+sweep two.db >one.out 2>one.err &
+p1=$!
+sweep two.db >two.out 2>two.err
+s2=$?
+wait $p1
+s1=$?
+check "first of two sweeps exits 0 ($(head -c 300 one.err))" [ "$s1" = 0 ]
+check "second of two sweeps exits 0 ($(head -c 300 two.err))" [ "$s2" = 0 ]
+check "8 runs, all done" [ "$(sql two.db "SELECT count(*) || ' ' || sum(status = 'done') FROM runs")" = "8 8" ]
+metrics() { sql "$1" "SELECT r.point_index, m.name, m.value FROM metrics m JOIN runs r ON r.id = m.run_id
+  WHERE m.name NOT LIKE 'wall%' ORDER BY 1, 2"; }
+check "two sweeps at once give the results of one alone" [ "$(metrics two.db)" = "$(metrics alone.db)" ]
+
+# 5. the smaller list
+# a NUL byte in a preset was "line too long"; a key given twice was last-wins
+cp "$SRC/models/presets/kv-small.conf" nul.conf
+printf 'alloc=ideal\0junk\n' >>nul.conf
+expect_status 2 "a NUL byte in a preset" "$RSSIM" replay one.tsv --preset ./nul.conf --db m.db
+stderr_has "a NUL byte in a preset" "nul.conf:[0-9]*: NUL byte at column 12"
+cp "$SRC/models/presets/kv-small.conf" dup.conf
+first=$(grep -n '^ *kv_cache_limit' dup.conf | head -n 1 | cut -d: -f1)
+echo "kv_cache_limit=1G" >>dup.conf
+last=$(wc -l <dup.conf)
+expect_status 2 "a key twice in a preset" "$RSSIM" replay one.tsv --preset ./dup.conf --db m.db
+stderr_has "a key twice in a preset" "dup.conf:$last: key 'kv_cache_limit' given twice (first at ./dup.conf:$first)"
+# validate without --preset names the trace's kind
+expect_status 2 "validate a kv trace without --preset" "$RSSIM" validate one.tsv --alloc jemalloc --db m.db
+stderr_has "validate a kv trace without --preset" "a 'kv' trace needs --preset"
+# a sweep of a malformed trace exits 2, as replay does
+printf '#rssim-trace\tv1\tdaemon=kv\nt_ns\top\tkey\tsize_bytes\tthread\taux\n1000\tSET\t1\t100\t0\t0\n5\tGET\t1\t100\t0\t0\n' >back.tsv
+expect_status 2 "replay of a malformed trace" "$RSSIM" replay back.tsv --preset kv-small --db m.db
+expect_status 2 "sweep of a malformed trace" "$RSSIM" sweep back.tsv --preset kv-small --vary kv_cache_limit=1M,2M --db m.db
+stderr_has "sweep of a malformed trace" "back.tsv:4: time goes backwards"
+# seed: -1 was accepted and stored as its own 2^64 - 1, which was refused; now both are
+expect_status 2 "seed=-1" "$RSSIM" replay one.tsv --preset kv-small --set seed=-1 --db m.db
+stderr_has "seed=-1" "key 'seed': must be >= 0"
+expect_status 2 "seed=2^64-1" "$RSSIM" replay one.tsv --preset kv-small --set seed=18446744073709551615 --db m.db
+expect_status 0 "seed=2^63-1" "$RSSIM" replay one.tsv --preset kv-small --set seed=9223372036854775807 --db m.db
+check "seed 2^63-1 stored as itself" [ "$(sql m.db "SELECT seed FROM runs WHERE status = 'done' ORDER BY id DESC LIMIT 1")" = 9223372036854775807 ]
+# a limit of 0: overshoot and (1-x)^-1 are not 0.000
+expect_status 0 "kv_cache_limit=0" "$RSSIM" replay three.tsv --preset kv-small --set kv_cache_limit=0 --db m.db
+stdout_has "kv_cache_limit=0" "overshoot  *n/a  *(the limit is 0"
+if grep -q "overshoot  *0.000" "$T/out"; then bad "kv_cache_limit=0 printed overshoot 0.000"; else ok; fi
+# a WAL database on a read-only mount is readable (list, show, export, plot)
+mkdir -p rosrc romnt && sweep rosrc/ro.db >/dev/null 2>&1
+if unshare -rm true 2>/dev/null; then
+  unshare -rm bash -c 'mount --bind rosrc romnt && mount -o remount,bind,ro romnt &&
+    ! touch romnt/probe 2>/dev/null &&
+    "$0" runs list --db romnt/ro.db >ro.list && "$0" runs show 1 --db romnt/ro.db >ro.show &&
+    "$0" runs export --csv --run 1 --db romnt/ro.db -o ro.csv &&
+    "$0" plot timeseries --db romnt/ro.db --run 1 -o ro.svg >/dev/null' "$RSSIM" 2>ro.err
+  check "a read-only WAL database is readable ($(head -c 300 ro.err))" [ $? = 0 ]
+  check "read-only list shows 8 runs" [ "$(grep -c ' done ' ro.list)" = 8 ]
+  check "read-only export wrote rows" [ "$(wc -l <ro.csv)" -gt 1 ]
+else
+  echo "SKIP: no user namespace (unshare -rm) to mount a folder read-only" >&2
+fi
+
+finish
