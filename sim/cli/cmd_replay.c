@@ -130,6 +130,10 @@ int cmd_replay(int argc, char **argv)
            metric(&res, "overshoot_max"));
     printf("  trims             %10.0f       items trimmed %.0f\n", metric(&res, "trims_count"),
            metric(&res, "trimmed_items_count"));
+    double v;
+    if (rs_result_metric(&res, "mds_cache_oversized_count", &v) == 0)
+        printf("  MDS_CACHE_OVERSIZED %8.0f       episodes, %.1f s (cache > health threshold x "
+               "limit at a tick)\n", v, metric(&res, "mds_cache_oversized_s"));
 out:
     rs_result_release(&res);
     rs_config_free(cfg);
