@@ -162,24 +162,29 @@ int rs_mds_base_session(rs_mds_base *b, uint32_t client, uint32_t thread, uint64
     return 0;
 }
 
-/* Ring growth: doubled from 1024, the live entries copied oldest first. */
-static int ring_grow(void **ring, uint64_t *cap, uint64_t *head, uint64_t count, size_t size,
-                     rs_err *err)
+/* Ring growth: a full ring of *cap entries of `size` bytes is copied, oldest
+ * first, into one twice as large (1024 at first) and freed; *head becomes 0.
+ * The ring (the same one when not full), or NULL with nothing changed. */
+static void *ring_grow(void *ring, uint64_t *cap, uint64_t *head, uint64_t count, size_t size)
 {
     if (count < *cap)
-        return 0;
+        return ring;
     uint64_t ncap = *cap ? *cap * 2 : 1024;
     char *p = malloc((size_t)ncap * size);
     if (!p)
-        return rs_fail(err, RS_ENOMEM, "out of memory for %llu journal entries",
-                       (unsigned long long)ncap);
+        return NULL;
     for (uint64_t i = 0; i < count; i++)
-        memcpy(p + i * size, (char *)*ring + ((*head + i) % *cap) * size, size);
-    free(*ring);
-    *ring = p;
+        memcpy(p + i * size, (char *)ring + ((*head + i) % *cap) * size, size);
+    free(ring);
     *cap = ncap;
     *head = 0;
-    return 0;
+    return p;
+}
+
+static int no_room(uint64_t cap, rs_err *err)
+{
+    return rs_fail(err, RS_ENOMEM, "out of memory for %llu journal entries",
+                   (unsigned long long)cap * 2);
 }
 
 static seg *seg_at(const rs_mds_base *b, uint64_t i)
@@ -189,9 +194,10 @@ static seg *seg_at(const rs_mds_base *b, uint64_t i)
 
 static int new_segment(rs_mds_base *b, rs_err *err)
 {
-    int rc = ring_grow((void **)&b->seg, &b->seg_cap, &b->seg_head, b->seg_count, sizeof(seg), err);
-    if (rc)
-        return rc;
+    seg *sg = ring_grow(b->seg, &b->seg_cap, &b->seg_head, b->seg_count, sizeof(seg));
+    if (!sg)
+        return no_room(b->seg_cap, err);
+    b->seg = sg;
     *seg_at(b, b->seg_count) = (seg){ .start_pos = b->wrpos };
     b->seg_count++;
     b->segments_total++;
@@ -208,9 +214,10 @@ static int submit(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err *err)
     int rc;
     if (!b->seg_count && (rc = new_segment(b, err)))
         return rc;
-    if ((rc = ring_grow((void **)&b->ev, &b->ev_cap, &b->ev_head, b->ev_count, sizeof(rs_addr),
-                        err)))
-        return rc;
+    rs_addr *ev = ring_grow(b->ev, &b->ev_cap, &b->ev_head, b->ev_count, sizeof(rs_addr));
+    if (!ev)
+        return no_room(b->ev_cap, err);
+    b->ev = ev;
     rs_addr a = 0;
     if (b->event_heap_bytes) {
         if (!(a = b->alloc->ops->alloc(b->alloc->state, b->event_heap_bytes, thread, now_ns)))
@@ -258,9 +265,10 @@ static int expire_event(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err
     uint64_t held = b->xa_count * b->expire_event_bytes;
     if (!b->expire_event_bytes || held + b->expire_event_bytes > b->expire_cap_bytes)
         return 0;
-    int rc = ring_grow((void **)&b->xa, &b->xa_cap, &b->xa_head, b->xa_count, sizeof(rs_addr), err);
-    if (rc)
-        return rc;
+    rs_addr *xa = ring_grow(b->xa, &b->xa_cap, &b->xa_head, b->xa_count, sizeof(rs_addr));
+    if (!xa)
+        return no_room(b->xa_cap, err);
+    b->xa = xa;
     rs_addr a = b->alloc->ops->alloc(b->alloc->state, b->expire_event_bytes, thread, now_ns);
     if (!a)
         return oom(b, err);
