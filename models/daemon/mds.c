@@ -29,8 +29,15 @@
  * holds it for S and the trace waits (rs_engine_hold) until it is free, so a
  * workload faster than 1/S requests per second runs at the MDS's pace.
  *
+ * Outside the cache (mds_base.c): the client sessions and the journal —
+ * every namespace change journals mds_log_events_per_update events, and at
+ * each tick (mds_tick_interval) MDLog::trim expires segments beyond
+ * mds_log_max_segments and the health check raises MDS_CACHE_OVERSIZED as
+ * Beacon::notify_health does; all of it off (0) unless the preset sets it.
+ *
  * Threads: every record runs on the dispatch thread (0), trim passes free
- * on the trimming thread (1: Luminous's timer, Octopus's upkeep thread).
+ * on the trimming thread (1: Luminous's timer, Octopus's upkeep thread),
+ * journal expiry's writes live on the I/O thread (2: Objecter, messenger).
  * Memory of the simulator: 40 B per inode record + 8-byte hash slots at
  * load <= 3/4, and per cached object the object table's 16 + 5 x 8 B and the
  * LRU's 9 B; 40 B per capability.
@@ -46,12 +53,14 @@
 #include "../layout/objects.h"
 #include "../trim/decay.h"
 #include "daemon.h"
+#include "mds_base.h"
 
 #define NIL UINT32_MAX
 #define ROOT 0u          /* namespace index of inode 1 */
 #define ROOT_INO 1u
 #define T_DISPATCH 0u
 #define T_TRIM 1u
+#define T_IO 2u          /* the Objecter and messenger threads (mds_base.c) */
 
 enum { F_DIR = 1, F_FREE = 2 };
 
@@ -119,6 +128,7 @@ typedef struct mds {
     uint64_t buckets, cached_inodes;
 
     uint64_t side_untracked_bytes; /* requests and journal events in flight */
+    rs_mds_base *base;        /* sessions and the journal (mds_base.h) */
     uint32_t request_bytes, journal_bytes;
 
     uint64_t limit_bytes, base_bytes;
@@ -134,7 +144,7 @@ typedef struct mds {
     rs_decay recall_global;
 
     int exceeded;             /* cache went over the trim target (exceeded_size_limit) */
-    int oversized;            /* over mds_health_cache_threshold * limit */
+    int oversized;            /* over mds_health_cache_threshold * limit at the last tick */
     uint64_t oversized_since_ns, oversized_ns, oversized_count;
     uint64_t accounted_peak_bytes, items_peak_count;
     uint64_t bad[BAD_KINDS];
@@ -197,6 +207,7 @@ static const rs_param params[] = {
              "estimate, 0 = none" },
     { .key = "mds_journal_event_bytes", .type = RS_PT_SIZE, .def = "4K",
       .doc = "rssim: untracked bytes of the journal event of a namespace change; estimate, 0 = none" },
+    RS_MDS_BASE_PARAMS,
     { .key = NULL },
 };
 
@@ -283,10 +294,20 @@ static uint64_t toofull_bytes(const mds *m)
 
 static void health_update(mds *m, uint64_t now_ns)
 {
+    (void)now_ns;
     uint64_t acc = accounted(m);
-    int over = (double)acc > m->health_threshold * (double)m->limit_bytes;
     if (acc > m->accounted_peak_bytes)
         m->accounted_peak_bytes = acc;
+}
+
+/* Beacon::notify_health, called from MDSRankDispatcher::tick (pacific@74275226
+ * src/mds/MDSRank.cc:798, Beacon.cc:466): MDS_CACHE_OVERSIZED while
+ * MDCache::cache_overfull(), cache_size() > limit x mds_health_cache_threshold
+ * (MDCache.h:209-210), as seen at each tick: an episode starts at the tick
+ * that first sees it and lasts until the tick that sees it cleared. */
+static void health_tick(mds *m, uint64_t now_ns)
+{
+    int over = (double)accounted(m) > m->health_threshold * (double)m->limit_bytes;
     if (over && !m->oversized) {
         m->oversized_since_ns = now_ns;
         m->oversized_count++;
@@ -401,6 +422,7 @@ static uint64_t unload(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns)
 
 static int get_client(mds *m, uint32_t id, client **r_c, rs_err *err)
 {
+    int rc;
     if (id >= m->ncl) {
         uint32_t n = id + 1;
         client **p = realloc(m->cl, (size_t)n * sizeof *p);
@@ -422,6 +444,8 @@ static int get_client(mds *m, uint32_t id, client **r_c, rs_err *err)
         rs_decay_init(&c->recall_throttle, m->recall_half_life, m->eng->now_ns);
         rs_decay_init(&c->recall_throttle2o, 0.5, m->eng->now_ns);
         m->cl[id] = c;
+        if ((rc = rs_mds_base_session(m->base, id, T_DISPATCH, m->eng->now_ns, err)))
+            return rc;
     }
     *r_c = m->cl[id];
     return 0;
@@ -747,6 +771,16 @@ static void on_release_timer(void *ctx, uint64_t now_ns)
     release_heap(ctx, now_ns);
 }
 
+/* MDSRankDispatcher::tick: the health check, then MDLog::trim. */
+static void on_tick(void *ctx, uint64_t now_ns)
+{
+    mds *m = ctx;
+    rs_err err;
+    health_tick(m, now_ns);
+    if (rs_mds_base_log_trim(m->base, T_DISPATCH, T_IO, now_ns, &err))
+        rs_engine_abort(m->eng, &err);
+}
+
 /* --------------------------------------------------------------------- ops */
 
 static const char *const bad_names[BAD_KINDS] = {
@@ -813,7 +847,8 @@ static int op_create(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *e
         (rc = ns_add(m, rec->key, p, rec->aux, is_dir, &idx, err)) ||
         (rc = load(m, idx, T_DISPATCH, rec->t_ns, err)) ||
         (is_dir && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err))) ||
-        (rc = cap_take(m, idx, c, rec->t_ns, &k, err)))
+        (rc = cap_take(m, idx, c, rec->t_ns, &k, err)) ||
+        (rc = rs_mds_base_journal(m->base, T_DISPATCH, rec->t_ns, err)))
         return rc;
     /* tar's open(O_CREAT) is this one request: its close goes to the caps,
      * not to the MDS (traces/gen/kernel_build.c), so CREATE does not count
@@ -850,7 +885,7 @@ static int op_remove(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *e
     if (m->ino[idx].oid != NIL)
         unload(m, idx, T_DISPATCH, rec->t_ns);
     ns_del(m, idx);
-    return 0;
+    return rs_mds_base_journal(m->base, T_DISPATCH, rec->t_ns, err);
 }
 
 /* LOOKUP, GETATTR, OPEN, CLOSE, READDIR: the inode must exist; it is
@@ -963,6 +998,7 @@ static void mds_destroy(void *state)
     free(m->cap);
     free(m->ino);
     rs_idmap_release(&m->inos);
+    rs_mds_base_destroy(m->base);
     free(m);
 }
 
@@ -1027,6 +1063,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     rs_lru_mid_init(&m->bottom, 0.0);
     const rs_layout_ops *layout = env->parts[SLOT_LAYOUT];
     if ((rc = read_params(m, env->cfg, err)) ||
+        (rc = rs_mds_base_create(env->cfg, env->alloc, &m->base, err)) ||
         (rc = rs_objects_init(&m->objs, layout, env->cfg, env->alloc, err)))
         goto fail;
     if (!(m->sizes = rs_mds_layout_sizes(&m->objs.layout))) {
@@ -1045,6 +1082,10 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         (rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &m->target,
                              &m->trim_stats, &m->trim, err)))
         goto fail;
+    uint64_t tick_ns = rs_config_duration_ns(env->cfg, "mds_tick_interval");
+    if ((rc = rs_engine_every(env->engine, env->engine->now_ns + tick_ns, tick_ns, on_tick, m,
+                              err)))
+        goto fail;
     release_ns = rs_config_duration_ns(env->cfg, "mds_cache_release_free_interval");
     if (release_ns &&
         (rc = rs_engine_every(env->engine, env->engine->now_ns + release_ns, release_ns,
@@ -1060,10 +1101,12 @@ fail:
 static void mds_stats(const void *state, rs_daemon_stats *r)
 {
     const mds *m = state;
+    rs_mds_base_stats b;
+    rs_mds_base_stats_get(m->base, &b);
     *r = (rs_daemon_stats){
         .accounted_bytes = accounted(m),
         .untracked_bytes = m->objs.untracked_bytes + m->caps_untracked_bytes + m->buckets * 8 +
-                           m->side_untracked_bytes,
+                           m->side_untracked_bytes + b.heap_bytes,
         .limit_bytes = m->limit_bytes,
         .base_bytes = m->base_bytes,
         .items_count = rs_lru_mid_size(&m->lru) + rs_lru_mid_size(&m->bottom),
@@ -1102,7 +1145,7 @@ static int mds_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0] && !rc; i++)
         rc = rs_result_set_metric(res, v[i].name, v[i].value, err);
-    return rc;
+    return rc ? rc : rs_mds_base_metrics(m->base, res, err);
 }
 
 /* Red Hat Ceph Storage 5 File System Guide 2.4: the limit is "approximately
@@ -1113,8 +1156,9 @@ static const rs_daemon_rule rule = {
     .text = "RSS ~ 1.5 x mds_cache_memory_limit (Red Hat Ceph Storage 5 File System Guide 2.4: "
             "the limit is \"approximately 66% of the desired maximum memory use of the MDS\"; "
             "MDS health warning at 150%)",
-    .caveat = "the MDS model's memory outside its cache is a fixed base_bytes (0 unless set), "
-              "so this answer can be optimistic",
+    .caveat = "the MDS model's memory outside its cache (sessions, journal) is modelled from "
+              "mds-pacific on (fitted on one Pacific MDS under a create workload); older presets "
+              "have none, so their answer can be optimistic",
 };
 
 const rs_daemon_ops rs_daemon_mds = {

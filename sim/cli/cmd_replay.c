@@ -144,6 +144,10 @@ int cmd_replay(int argc, char **argv)
         printf("  health (osd)      %10.0f of %.0f checks RSS over osd_memory_target (max +%.1f MiB)\n",
                metric(&res, "health_rss_over_target_count"), metric(&res, "health_rss_checks_count"),
                metric(&res, "health_rss_over_target_peak_bytes") / 1048576.0);
+    double v;
+    if (rs_result_metric(&res, "mds_cache_oversized_count", &v) == 0)
+        printf("  MDS_CACHE_OVERSIZED %8.0f       episodes, %.1f s (cache > health threshold x "
+               "limit at a tick)\n", v, metric(&res, "mds_cache_oversized_s"));
     rc = rs_cli_per_item(st, run_id, cfg, &res, &err);
 out:
     rs_result_release(&res);

@@ -13,9 +13,9 @@ stderr_has "cache named" "key 'cache' is not used by daemon mds (preset mds-octo
 expect_status 2 "sweep cache= on mds" "$RSSIM" sweep "$T/mds.bin" --preset mds-octopus \
   --vary cache=lru,lru-mid --db "$T/db"
 stderr_has "sweep names the key" "key 'cache' is not used by daemon mds"
-expect_status 2 "a trim's key with another trim" "$RSSIM" replay "$T/mds.bin" --preset mds-octopus \
-  --set mds_tick_interval=1s --db "$T/db"
-stderr_has "trim named" "it is read by trim policy 'mds-tick'"
+expect_status 2 "a trim's key with another trim" "$RSSIM" replay "$T/mds.bin" --preset mds-luminous \
+  --set mds_cache_trim_interval=2s --db "$T/db"
+stderr_has "trim named" "it is read by trim policy 'mds-upkeep'"
 check "nothing was stored" test "$(sql "$T/db" "select count(*) from runs" 2>/dev/null || echo 0)" = 0
 
 # a preset key for the allocator the user replaced: dropped with a note, not stored
