@@ -154,7 +154,9 @@ static void test_memtables(void)
      * stalls instead */
     const char *const b[] = { "rocksdb_kv_bytes_per_write=1000", "write_buffer_size=1000000",
                               "max_write_buffer_number=2", "osd_device_write_bandwidth=1000",
-                              NULL };
+                              /* the run lasts until the last flush, ~10^4 s: within
+                               * the 10^6 samples a run may hold */
+                              "sample_interval=1s", NULL };
     run(&res, b);
     CHECK(metric(&res, "memtable_stall_count") > 0);
     CHECK(metric(&res, "memtable_flushes_count") == 1); /* the one immutable, at the end */
