@@ -30,7 +30,8 @@ if (term eq 'svg') {
     set terminal pngcairo size 1400,760 font 'DejaVu Sans,12' noenhanced
 }
 if (term eq 'dumb') {
-    set terminal dumb size 100,32 noenhanced
+    # 100 columns: the plot on 30 rows, its key in two columns below it
+    set terminal dumb size 100,44 noenhanced
 }
 set encoding utf8
 set datafile columnheaders
@@ -55,8 +56,8 @@ set xrange [0 : xmax / U * 1.08]
 set yrange [0 : ymax / U * 1.25]
 set key outside right top vertical samplen 3 box lc rgb 'gray70' spacing 1.3
 if (term eq 'dumb') {
-    # no room beside a 100-column plot: the key goes where the curves are not
-    set key inside bottom right vertical samplen 2 nobox
+    # no room beside a 100-column plot: the key goes below it
+    set key outside below horizontal maxcols 2 samplen 2 nobox
 }
 
 # the safe region: limits up to the chosen one, RSS within the budget
