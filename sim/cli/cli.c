@@ -1,7 +1,9 @@
 /* cli.c — helpers shared by the subcommands; see cli.h. */
 #include "cli.h"
+#include "../base/config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,23 @@ int rs_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\n(see 'rssim %s -h')\n", cmd);
     return 2;
+}
+
+int rs_cli_parse_fraction(const char *s, double *r_v)
+{
+    char buf[64];
+    size_t n = strlen(s);
+    double v;
+    if (!n || n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n + 1);
+    int pct = buf[n - 1] == '%';
+    if (pct)
+        buf[n - 1] = '\0';
+    if (rs_parse_double(buf, &v) || !isfinite(v))
+        return -1;
+    *r_v = pct ? v / 100 : v;
+    return 0;
 }
 
 const char *rs_cli_default_db(void)

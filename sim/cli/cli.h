@@ -34,6 +34,8 @@ int rs_cli_status(int code);
 void rs_cli_tmp_guard(const char *out_path);
 void rs_cli_tmp_unguard(void);
 /* Default database path ("out/rssim.db"); the data folders are in paths.h. */
+/* "10%" or "0.1" -> 0.1 in *r_v; -1 when s is neither (no range check). */
+int rs_cli_parse_fraction(const char *s, double *r_v);
 const char *rs_cli_default_db(void);
 /* Make every missing folder of path's parent (like mkdir -p dirname). */
 int rs_cli_mkdir_parent(const char *path, rs_err *err);

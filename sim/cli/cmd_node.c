@@ -88,23 +88,6 @@ typedef struct member {
     size_t npts, cap;
 } member;
 
-static int parse_fraction(const char *s, double *r_v)
-{
-    char buf[64];
-    size_t n = strlen(s);
-    double v;
-    if (!n || n >= sizeof buf)
-        return -1;
-    memcpy(buf, s, n + 1);
-    int pct = buf[n - 1] == '%';
-    if (pct)
-        buf[n - 1] = '\0';
-    if (rs_parse_double(buf, &v) || !isfinite(v))
-        return -1;
-    *r_v = pct ? v / 100 : v;
-    return 0;
-}
-
 static void fmt_bytes(double b, char *buf, size_t cap)
 {
     if (fabs(b) >= GiB)
@@ -270,7 +253,7 @@ int cmd_node(int argc, char **argv)
             break;
         case 'r': ram_s = optarg; break;
         case 'H':
-            if (parse_fraction(optarg, &headroom) || headroom < 0 || headroom >= 1)
+            if (rs_cli_parse_fraction(optarg, &headroom) || headroom < 0 || headroom >= 1)
                 return rs_cli_usage_error("node", "--headroom: expected 0%% .. below 100%%, got "
                                           "'%s'", optarg);
             break;

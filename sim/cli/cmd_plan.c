@@ -474,23 +474,6 @@ static int gen_traces(plan_ctx *pc, const char *spec, rs_err *err)
 
 /* ---- input ------------------------------------------------------------ */
 
-static int parse_fraction(const char *s, double *r_v)
-{
-    char buf[64];
-    size_t n = strlen(s);
-    double v;
-    if (!n || n >= sizeof buf)
-        return -1;
-    memcpy(buf, s, n + 1);
-    int pct = buf[n - 1] == '%';
-    if (pct)
-        buf[n - 1] = '\0';
-    if (rs_parse_double(buf, &v) || !isfinite(v))
-        return -1;
-    *r_v = pct ? v / 100 : v;
-    return 0;
-}
-
 static int parse_quantile(const char *s, quantile *r_q)
 {
     if (!strcmp(s, "p50") || !strcmp(s, "0.5") || !strcmp(s, "0.50"))
@@ -707,7 +690,7 @@ int cmd_plan(int argc, char **argv)
                 return rs_cli_usage_error("plan", "--daemons: expected 1..100000, got '%s'", optarg);
             break;
         case 'H':
-            if (parse_fraction(optarg, &headroom) || headroom < 0 || headroom >= 1)
+            if (rs_cli_parse_fraction(optarg, &headroom) || headroom < 0 || headroom >= 1)
                 return rs_cli_usage_error("plan", "--headroom: expected 0%% .. below 100%%, got '%s'",
                                           optarg);
             break;
@@ -724,12 +707,12 @@ int cmd_plan(int argc, char **argv)
         case 'l': limit_s = optarg; break;
         case 'C': cg_s = optarg; break;
         case 'R':
-            if (parse_fraction(optarg, &cg_ratio) || !(cg_ratio > 0) || cg_ratio > 1)
+            if (rs_cli_parse_fraction(optarg, &cg_ratio) || !(cg_ratio > 0) || cg_ratio > 1)
                 return rs_cli_usage_error("plan", "--cgroup-ratio: expected 0 < R <= 1, got '%s'",
                                           optarg);
             break;
         case 't':
-            if (parse_fraction(optarg, &tol) || !(tol > 0) || tol >= 1)
+            if (rs_cli_parse_fraction(optarg, &tol) || !(tol > 0) || tol >= 1)
                 return rs_cli_usage_error("plan", "--tol: expected 0%% < PCT < 100%%, got '%s'",
                                           optarg);
             break;
