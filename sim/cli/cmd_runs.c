@@ -772,7 +772,7 @@ static int import_read(const char *path, rs_result *res, import_col *cols, int *
         }
         rs_sample smp = { .limit_bytes = default_limit };
         for (int k = 0; k < ncols; k++) {
-            double v;
+            double v = 0;
             if ((rc = parse_cell(path, lineno, cols[k].name, fields[k], &v, err)))
                 goto out;
             if (cols[k].sample_int >= 0)
@@ -827,7 +827,7 @@ static int import_extras(const char *path, import_col *cols, int ncols, uint64_t
         if (line[0] == '\n' || line[0] == '\r' || line[0] == '#')
             continue;
         csv_split(line, fields, IMPORT_MAX_COLS);
-        double t, v;
+        double t = 0, v = 0;
         if ((rc = parse_cell(path, lineno, cols[t_col].name, fields[t_col], &t, err)))
             goto out;
         for (int k = 0; k < ncols; k++) {
