@@ -123,8 +123,8 @@
     X(dir, "CDir", 1288, "src/mds/CDir.h@v15.2.5", C14)                                        \
     X(cap, "Capability", 320, "src/mds/Capability.h@v15.2.5 (in a 360 B client_caps node, CInode.h:154)", C14) \
     X(dentry_key, "dentry_key_t", 32, "src/mds/mdstypes.h@v15.2.5 {snapid_t, string_view, __u32}", C14) \
-    X(lock_bits, "SimpleLock_unstable_bits_t", 80, "src/mds/SimpleLock.h:618-640@v15.2.5", \
-      "the 2018 value, kept for the octopus runs; g++ 12 gives 104 at v15.2.5 (lock_caches elist added)")
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, "src/mds/SimpleLock.h:618-640@v15.2.5", \
+      G12 "; 80 in the 2018 trees: Octopus added elist<MDLockCacheItem*> lock_caches (24 B)")
 /* Pacific: v16.1.0 (0e97d85931, the release candidate of January 2021), the
  * newest tree this was computed from; inode_t left CInode for a shared
  * block (CInode.h:98-107 allocate_inode, mempool mds_co). */
