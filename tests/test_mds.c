@@ -330,21 +330,22 @@ static void test_layout_bytes(void)
      * value + cached hash); a 20-char name is a 21-byte heap string;
      * untracked in every version: the dirfrags map object (48 B, 64 B with
      * a mempool allocator), SimpleLock::unstable_bits_t of 80 B (set 48,
-     * two ints, an intrusive_ptr, two client_t) per loner lock
+     * two ints, an intrusive_ptr, two client_t; 104 B from v15: the
+     * lock_caches elist, 24 B) per loner lock
      * (mds_loner_locks, 3 by default), and in master only the load vectors
      * of 40-byte DecayCounters: 2 x 40 per inode, 4 x 5 x 40 per dirfrag
      * (std::array inside the objects after PR 19954) */
     struct {
         const char *layout;
-        uint64_t inode, dentry, dir, cap, capnode, imap, items, dmap;
+        uint64_t inode, dentry, dir, cap, capnode, imap, items, dmap, lockbits;
         int tracked, cap_tracked, inside, pops;
         const char *locks;
     } v[] = {
-        { "mds-luminous", 1640, 472, 848, 272, 48, 32, 64, 48, 0, 0, 0, 1, "mds_loner_locks=3" },
-        { "mds-pr19954", 1760, 512, 1584, 288, 48, 32, 72, 64, 1, 1, 0, 0, "mds_loner_locks=3" },
-        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 72, 64, 1, 1, 1, 0, "mds_loner_locks=3" },
-        { "mds-luminous", 1640, 472, 848, 272, 48, 32, 64, 48, 0, 0, 0, 1, "mds_loner_locks=0" },
-        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 72, 64, 1, 1, 1, 0, "mds_loner_locks=4" },
+        { "mds-luminous", 1640, 472, 848, 272, 48, 32, 64, 48, 80, 0, 0, 0, 1, "mds_loner_locks=3" },
+        { "mds-pr19954", 1760, 512, 1584, 288, 48, 32, 72, 64, 80, 1, 1, 0, 0, "mds_loner_locks=3" },
+        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 72, 64, 104, 1, 1, 1, 0, "mds_loner_locks=3" },
+        { "mds-luminous", 1640, 472, 848, 272, 48, 32, 64, 48, 80, 0, 0, 0, 1, "mds_loner_locks=0" },
+        { "mds-octopus", 1856, 528, 1288, 0, 360, 32, 72, 64, 104, 1, 1, 1, 0, "mds_loner_locks=4" },
     };
     const int n = 50;
     write_files(n);
@@ -365,7 +366,7 @@ static void test_layout_bytes(void)
         while (buckets < files)
             buckets *= 2;
         uint64_t locks = (uint64_t)(v[i].locks[sizeof "mds_loner_locks=" - 1] - '0');
-        uint64_t unt = files * v[i].imap + buckets * 8 + files * locks * 80 + v[i].dmap;
+        uint64_t unt = files * v[i].imap + buckets * 8 + files * locks * v[i].lockbits + v[i].dmap;
         unt += v[i].pops ? files * 2 * 40 + 4 * 5 * 40 : 0;
         acc += v[i].tracked ? cont : 0;
         unt += v[i].tracked ? 0 : cont;

@@ -182,4 +182,16 @@ typedef struct rs_alloc {
     void *state;
 } rs_alloc;
 
+/* The error for an alloc that returned 0: the trace's live memory would take
+ * the model's heap past RS_ALLOC_MAX_HEAP_BYTES.  That is the input's doing
+ * (RS_EINPUT: exit status 2, the engine adds the record's FILE:LINE), not
+ * the host's memory running out. */
+static inline int rs_alloc_fail_full(const rs_alloc *a, rs_err *err)
+{
+    return rs_fail(err, RS_EINPUT,
+                   "allocator model '%s' is out of simulated memory (its heap is bounded at "
+                   "%llu GiB; the live memory this trace asks for is more than rssim simulates)",
+                   a->ops->name, (unsigned long long)(RS_ALLOC_MAX_HEAP_BYTES >> 30));
+}
+
 #endif

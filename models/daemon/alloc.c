@@ -99,8 +99,7 @@ static int op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
                            (unsigned long long)rec->key, (unsigned long long)rec->t_ns);
         rs_addr a = d->alloc->ops->alloc(d->alloc->state, rec->size_bytes, rec->thread, rec->t_ns);
         if (!a)
-            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
-                           d->alloc->ops->name);
+            return rs_alloc_fail_full(d->alloc, err);
         d->slots[i] = (slot){ .handle = rec->key, .addr = a, .size_bytes = rec->size_bytes };
         d->live++;
         d->live_bytes += rec->size_bytes;

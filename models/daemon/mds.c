@@ -344,8 +344,7 @@ static int inode_map_grow(mds *m, uint32_t thread, uint64_t now_ns, rs_err *err)
     uint64_t nb = m->buckets ? m->buckets * 2 : 16;
     rs_addr a = m->alloc->ops->alloc(m->alloc->state, nb * 8, thread, now_ns);
     if (!a)
-        return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
-                       m->alloc->ops->name);
+        return rs_alloc_fail_full(m->alloc, err);
     if (m->buckets_addr)
         m->alloc->ops->free(m->alloc->state, m->buckets_addr, m->buckets * 8, thread, now_ns);
     m->buckets_addr = a;
@@ -486,8 +485,7 @@ static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
     for (unsigned i = 0; i < n; i++) {
         cp->addr[i] = m->alloc->ops->alloc(m->alloc->state, parts[i].size_bytes, T_DISPATCH, now_ns);
         if (!cp->addr[i])
-            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
-                           m->alloc->ops->name);
+            return rs_alloc_fail_full(m->alloc, err);
         if (parts[i].tracked)
             m->caps_tracked_bytes += parts[i].size_bytes;
         else
@@ -819,14 +817,12 @@ static int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *er
     }
     if (m->request_bytes) {
         if (!(c->req_addr = a->ops->alloc(a->state, m->request_bytes, T_DISPATCH, now_ns)))
-            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
-                           a->ops->name);
+            return rs_alloc_fail_full(a, err);
         m->side_untracked_bytes += m->request_bytes;
     }
     if (journaled && m->journal_bytes) {
         if (!(c->jrn_addr = a->ops->alloc(a->state, m->journal_bytes, T_DISPATCH, now_ns)))
-            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
-                           a->ops->name);
+            return rs_alloc_fail_full(a, err);
         m->side_untracked_bytes += m->journal_bytes;
     }
     return 0;

@@ -135,8 +135,7 @@ void rs_mds_base_destroy(rs_mds_base *b)
 
 static int oom(const rs_mds_base *b, rs_err *err)
 {
-    return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
-                   b->alloc->ops->name);
+    return rs_alloc_fail_full(b->alloc, err);
 }
 
 int rs_mds_base_session(rs_mds_base *b, uint32_t client, uint32_t thread, uint64_t now_ns,

@@ -198,7 +198,7 @@ static int obj_new(osd *o, uint64_t key, uint32_t shard, uint64_t head_bytes, ui
     b->addr[0] = o->alloc->ops->alloc(o->alloc->state, head_bytes, thread_now(o), now);
     b->addr[1] = len ? o->alloc->ops->alloc(o->alloc->state, len, thread_now(o), now) : 0;
     if (!b->addr[0] || (len && !b->addr[1]))
-        return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+        return rs_alloc_fail_full(o->alloc, err);
     *r_id = id;
     return 0;
 }

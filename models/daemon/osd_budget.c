@@ -206,7 +206,7 @@ int rs_osd_budget_onode_read(rs_osd_budget *b, uint64_t object, uint32_t thread,
     b->bcache[id] = (uint8_t)c;
     b->baddr[id] = b->alloc->ops->alloc(b->alloc->state, b->block_bytes, thread, b->eng->now_ns);
     if (!b->baddr[id])
-        return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+        return rs_alloc_fail_full(b->alloc, err);
     rs_idmap_put(&b->idx, rs_idmap_probe(&b->idx, key, h, bkey_of, b), key, h, id);
     uint32_t s = shard_of(b, h);
     if ((rc = ops->insert_at(b->cache[c].state, id, b->block_bytes, s, RS_CACHE_LEVEL_ALL, err)))
@@ -335,7 +335,7 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t t
         }
         rs_addr a = b->alloc->ops->alloc(b->alloc->state, b->arena, thread, b->eng->now_ns);
         if (!a)
-            return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+            return rs_alloc_fail_full(b->alloc, err);
         m->blocks[m->nblocks++] = a;
         b->memtable_alloc_bytes += b->arena;
     }
@@ -395,7 +395,7 @@ static int pg_log_append(rs_osd_budget *b, uint32_t thread, rs_err *err)
     rs_addr a = ao->alloc(b->alloc->state, b->entry_bytes, thread, now);
     int rc;
     if (!a)
-        return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+        return rs_alloc_fail_full(b->alloc, err);
     if ((rc = ring_push(&b->log, a, err)))
         return rc;
     while (b->log.n > b->log_cap) {
@@ -404,7 +404,7 @@ static int pg_log_append(rs_osd_budget *b, uint32_t thread, rs_err *err)
             continue;
         rs_addr d = ao->alloc(b->alloc->state, b->dup_bytes, thread, now);
         if (!d)
-            return rs_fail(err, RS_ENOMEM, "the allocator model is out of memory");
+            return rs_alloc_fail_full(b->alloc, err);
         if ((rc = ring_push(&b->dups, d, err)))
             return rc;
         if (b->dups.n > b->dups_peak)

@@ -90,8 +90,7 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
             }
             o->obj[id] = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
             o->free_head = id;
-            return rs_fail(err, RS_ENOMEM, "allocator model '%s' is out of simulated memory",
-                           o->alloc->ops->name);
+            return rs_alloc_fail_full(o->alloc, err);
         }
         if (parts[i].tracked)
             accounted += parts[i].size_bytes;
