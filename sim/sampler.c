@@ -1,19 +1,26 @@
 /* sampler.c — samples and metrics; see sampler.h. */
 #include "sampler.h"
 
-#include <assert.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 
-void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r)
+int rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r, rs_err *err)
 {
     rs_daemon_stats d;
     rs_alloc_stats a;
 
     s->daemon->stats(s->daemon_state, &d);
     s->alloc->ops->stats(s->alloc->state, &a);
-    assert(rs_alloc_stats_ordered(&a));
+    /* the allocator's ordering, in every build (a few compares a sample): a
+     * wrapped counter fails the run instead of being stored done */
+    if (__builtin_expect(!rs_alloc_stats_ordered(&a), 0))
+        return rs_fail(err, RS_EINTERNAL, "allocator model '%s' broke its stats' ordering at t_ns "
+                       "%llu: requested %llu allocated %llu active %llu resident %llu mapped %llu",
+                       s->alloc->ops->name, (unsigned long long)now_ns,
+                       (unsigned long long)a.requested_bytes, (unsigned long long)a.allocated_bytes,
+                       (unsigned long long)a.active_bytes, (unsigned long long)a.resident_bytes,
+                       (unsigned long long)a.mapped_bytes);
     *r = (rs_sample){
         .t_ns = now_ns,
         .accounted_bytes = d.accounted_bytes,
@@ -41,6 +48,7 @@ void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r)
     };
     r->x = r->rss_bytes ? 1.0 - (double)r->accounted_bytes / (double)r->rss_bytes : 0.0;
     r->overshoot = r->limit_bytes ? (double)r->rss_bytes / (double)r->limit_bytes : 0.0;
+    return 0;
 }
 
 void rs_sampler_fire(void *ctx, uint64_t now_ns)
@@ -55,23 +63,7 @@ void rs_sampler_fire(void *ctx, uint64_t now_ns)
         rs_engine_abort(s->engine, &err);
         return;
     }
-    rs_sampler_read(s, now_ns, &smp);
-    /* the allocator's ordering, in every build (two compares per sample): a
-     * wrapped counter fails the run instead of being stored done */
-    if (__builtin_expect(!(smp.requested_bytes <= smp.allocated_bytes &&
-                           smp.requested_bytes <= smp.active_bytes &&
-                           smp.active_bytes <= smp.resident_bytes &&
-                           smp.resident_bytes <= smp.mapped_bytes), 0)) {
-        rs_fail(&err, RS_EINTERNAL, "allocator model '%s' broke its stats' ordering at t_ns %llu: "
-                "requested %llu allocated %llu active %llu resident %llu mapped %llu",
-                s->alloc->ops->name, (unsigned long long)now_ns,
-                (unsigned long long)smp.requested_bytes, (unsigned long long)smp.allocated_bytes,
-                (unsigned long long)smp.active_bytes, (unsigned long long)smp.resident_bytes,
-                (unsigned long long)smp.mapped_bytes);
-        rs_engine_abort(s->engine, &err);
-        return;
-    }
-    if (rs_result_add_sample(s->result, &smp, &err))
+    if (rs_sampler_read(s, now_ns, &smp, &err) || rs_result_add_sample(s->result, &smp, &err))
         rs_engine_abort(s->engine, &err);
     s->last_t_ns = now_ns;
 }

@@ -36,8 +36,9 @@ typedef struct rs_sampler {
     uint64_t last_t_ns; /* time of the last sample taken, UINT64_MAX before any */
 } rs_sampler;
 
-/* Read one sample at now_ns (no side effects on the models). */
-void rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r_sample);
+/* Read one sample at now_ns (no side effects on the models).  RS_EINTERNAL
+ * when the allocator model's stats break their ordering (a wrapped counter). */
+int rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r_sample, rs_err *err);
 /* Append a sample at now_ns to the result (the engine timer callback). */
 void rs_sampler_fire(void *ctx, uint64_t now_ns);
 /* What a run's metrics need beside its samples: the daemon's counters at
