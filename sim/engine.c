@@ -182,10 +182,9 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
      * final sample, taken at the end, sees every record's effect */
     if (!tail_ns)
         tail_ns = 1;
-    uint64_t bound_ns = eng->horizon_ns ? eng->horizon_ns : UINT64_MAX;
-    if (last_ns > bound_ns || tail_ns > bound_ns - last_ns)
+    if (last_ns > horizon_ns || tail_ns > horizon_ns - last_ns)
         return rs_fail(err, RS_EINPUT, "the run would end past t_ns %llu (%s): its last record or "
-                       "work is at t_ns %llu and run_tail adds %llu ns", (unsigned long long)bound_ns,
+                       "work is at t_ns %llu and run_tail adds %llu ns", (unsigned long long)horizon_ns,
                        eng->horizon_why ? eng->horizon_why : "the largest time", (unsigned long long)last_ns,
                        (unsigned long long)tail_ns);
     uint64_t end_ns = last_ns + tail_ns;
