@@ -618,22 +618,30 @@ static int at_default(const rs_config *cfg, const char *key)
     }
 }
 
-/* No key in vain: the whole-budget keys do nothing with osd_memory_model =
- * caches, so a value other than its default is refused; osd_pg_log_bytes
- * likewise with whole. */
-static int check_model_keys(const osd *o, const rs_config *cfg, rs_err *err)
+/* No key in vain: the whole-budget keys and those of the kv_cache slot's
+ * plug-in do nothing with osd_memory_model = caches, so a value other than
+ * its default is refused; osd_pg_log_bytes likewise with whole. */
+static int refuse_changed(const rs_config *cfg, const rs_param *table, rs_err *err)
 {
+    for (const rs_param *p = table; p && p->key; p++)
+        if (!at_default(cfg, p->key))
+            return rs_fail(err, RS_EINPUT, "key '%s' has no effect with osd_memory_model = caches: "
+                           "set osd_memory_model = whole", p->key);
+    return 0;
+}
+
+static int check_model_keys(const osd *o, const rs_config *cfg, const rs_cache_ops *kv, rs_err *err)
+{
+    int rc;
     if (o->whole) {
         if (rs_config_size(cfg, "osd_pg_log_bytes"))
             return rs_fail(err, RS_EINPUT, "key 'osd_pg_log_bytes' has no effect with "
                            "osd_memory_model = whole (the pg log is simulated): leave it 0");
         return 0;
     }
-    for (const char *const *k = rs_osd_budget_keys; *k; k++)
-        if (!at_default(cfg, *k))
-            return rs_fail(err, RS_EINPUT, "key '%s' has no effect with osd_memory_model = caches: "
-                           "set osd_memory_model = whole", *k);
-    return 0;
+    if ((rc = refuse_changed(cfg, rs_osd_budget_params, err)))
+        return rc;
+    return refuse_changed(cfg, kv->params, err);
 }
 
 /* The per-object allocations, from the layouts (parts() is pure, so they
@@ -700,7 +708,7 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     o->alloc = env->alloc;
     o->free_head = NONE;
     configure(o, env->cfg);
-    if ((rc = check_model_keys(o, env->cfg, err)))
+    if ((rc = check_model_keys(o, env->cfg, env->parts[SLOT_KV_CACHE], err)))
         goto fail;
     if ((rc = layouts(o, env, err)))
         goto fail;

@@ -65,14 +65,7 @@
 #define NONE UINT32_MAX
 #define MAX_CFS 64
 
-const char *const rs_osd_budget_keys[] = {
-    "rocksdb_block_size", "rocksdb_cache_shard_bits", "rocksdb_onode_bytes",
-    "rocksdb_kv_bytes_per_write", "bluestore_prefer_deferred_size", "rocksdb_write_cfs",
-    "max_total_wal_size", "min_write_buffer_number_to_merge", "osd_min_pg_log_entries", "osd_max_pg_log_entries",
-    "osd_target_pg_log_entries_per_osd", "osd_pg_log_dups_tracked",
-    "osd_pg_log_dups_trim_broken", "osd_pg_log_entry_bytes", "osd_pg_log_dup_bytes",
-    "rocksdb_cache_high_pri_pool_ratio", NULL,
-};
+const rs_param rs_osd_budget_params[] = { RS_OSD_BUDGET_PARAMS, { .key = NULL } };
 
 typedef struct memtable {
     rs_osd_budget *b;

@@ -66,8 +66,8 @@ typedef struct rs_osd_budget rs_osd_budget;
       .doc = "whole: one dup entry's allocation (pg_log_dup_t + list node)",                     \
       .range = "[1, 1M]" }
 
-/* The keys above, for the daemon's check that none is set in vain. */
-extern const char *const rs_osd_budget_keys[];
+/* The params above as a table, for the daemon's check that none is set in vain. */
+extern const rs_param rs_osd_budget_params[];
 
 /* Build it: block caches from kv_ops (two instances when kv_onode is set:
  * the onode column family has its own cache), pg_count PGs, flushes at
