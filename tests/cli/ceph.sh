@@ -90,7 +90,12 @@ check "runs list: 2 measured runs" test "$(grep -c ' measured ' "$T/out")" = 2
 
 expect_status 0 "stop" "$SRC/scripts/ceph-local" stop "$C"
 left=""
-for p in $pids; do [ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat")" != Z ] && left="$left $p"; done
+# a pid whose /proc entry vanishes between the two looks (it exited just
+# then) is gone, not left: only a readable state other than zombie counts
+for p in $pids; do
+  state=$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) || state=
+  [ -n "$state" ] && [ "$state" != Z ] && left="$left $p"
+done
 check "no daemon left after stop:$left" test -z "$left"
 expect_status 0 "stop again: nothing to do" "$SRC/scripts/ceph-local" stop "$C"
 expect_status 1 "status of a stopped cluster" "$SRC/scripts/ceph-local" status "$C"
