@@ -379,7 +379,7 @@ static int breakdown_write(rs_store *st, int64_t id, const char *dat, char *vars
  *    compares).
  * Each run is drawn to its own last sample.  The error at each measured
  * sample is |predicted - measured| / max(measured, 5 % of the measured
- * peak), the predicted value interpolated linearly at the measured x (none
+ * column's largest change), the predicted value interpolated linearly at the measured x (none
  * beyond the predicted run's end): the floor `rssim validate` uses, so a
  * near-zero measured value cannot blow the error up. */
 
@@ -550,12 +550,13 @@ static int validate_write(rs_store *st, const plot_args *a, const char *dat, cha
         (rc = val_load(st, id, ca, cb, !by_time, by_time, &m, err)))
         goto out;
 
-    /* the floors: 5 % of the measured peak where both runs have samples */
+    /* the floors: 5 % of the measured column's largest change (its peak,
+     * unless it only fell from its start) where both runs have samples */
     double peak[2] = { 0, 0 }, xend = p.x[p.n - 1];
     for (size_t i = 0; i < m.n; i++)
         if (m.x[i] <= xend) {
-            peak[0] = fmax(peak[0], m.a[i]);
-            peak[1] = fmax(peak[1], m.b[i]);
+            peak[0] = fmax(peak[0], fabs(m.a[i]));
+            peak[1] = fmax(peak[1], fabs(m.b[i]));
         }
     double floor_b[2] = { fmax(VAL_FLOOR_SHARE * peak[0], 1.0),
                           fmax(VAL_FLOOR_SHARE * peak[1], 1.0) };

@@ -17,9 +17,14 @@
  *     state is in rssim-real's baseline, the model's initial metadata in its
  *     first sample, and neither is the workload's doing.  A sample's error
  *     is |predicted − measured| relative to max(measured, 5 % of the
- *     column's measured peak), so near-empty early samples cannot dominate.  The numbers are printed and stored as
- *     metrics of the measured run (validate_<column>_{mean,max,steady}_error_pct,
- *     predicted_run_id); `rssim plot validate --run M` draws both.
+ *     measured column's largest change from its start — its peak, unless
+ *     it only fell), so near-empty early samples cannot dominate; the
+ *     peak error compares the two sides' highest values the same way.
+ *     The numbers (and the steady means and peaks, in KiB, MiB or GiB as
+ *     fits) are printed and stored as metrics of the measured run
+ *     (validate_<column>_{mean,max,steady,peak}_error_pct,
+ *     predicted_run_id); `rssim plot validate --run M` draws both.  Fewer
+ *     than 20 compared samples give a warning.
  * rssim-real replays as fast as it can, not in virtual time, so anything
  * the real allocator does on the wall clock cannot be compared: for
  * jemalloc, time-based decay is switched off on both sides
@@ -49,17 +54,19 @@
 #include "cli.h"
 
 #define MAX_SETS 256
+#define MAX_SAMPLES_OPT 1000000 /* --samples: the run's own sample bound */
+#define FEW_SAMPLES 20          /* fewer compared samples: a warning */
 
 /* Columns both sides report, in the order printed, and where each is in
  * an rs_sample. */
-#define NCOLUMNS 8
+#define NCOLUMNS 9
 #define COLUMN_AT(name) offsetof(rs_sample, name)
-static const char *const columns[NCOLUMNS] = { "resident_bytes", "allocated_bytes", "mapped_bytes",
+static const char *const columns[NCOLUMNS] = { "rss_bytes", "resident_bytes", "allocated_bytes", "mapped_bytes",
                                                "cached_bytes", "thread_cached_bytes",
                                                "central_cached_bytes", "transfer_cached_bytes",
                                                "pageheap_free_bytes" };
 static const size_t column_offsets[NCOLUMNS] = {
-    COLUMN_AT(resident_bytes), COLUMN_AT(allocated_bytes), COLUMN_AT(mapped_bytes),
+    COLUMN_AT(rss_bytes), COLUMN_AT(resident_bytes), COLUMN_AT(allocated_bytes), COLUMN_AT(mapped_bytes),
     COLUMN_AT(cached_bytes), COLUMN_AT(thread_cached_bytes), COLUMN_AT(central_cached_bytes),
     COLUMN_AT(transfer_cached_bytes), COLUMN_AT(pageheap_free_bytes),
 };
@@ -67,7 +74,7 @@ static const size_t column_offsets[NCOLUMNS] = {
  * compared when both the model and the real library report it (their ops
  * tables say). */
 static const uint32_t column_fields[NCOLUMNS] = {
-    RS_ALLOC_F_RESIDENT, RS_ALLOC_F_ALLOCATED, RS_ALLOC_F_MAPPED, RS_ALLOC_F_CACHED,
+    RS_ALLOC_F_RESIDENT, RS_ALLOC_F_RESIDENT, RS_ALLOC_F_ALLOCATED, RS_ALLOC_F_MAPPED, RS_ALLOC_F_CACHED,
     RS_ALLOC_F_THREAD_CACHED, RS_ALLOC_F_CENTRAL_CACHED, RS_ALLOC_F_TRANSFER_CACHED,
     RS_ALLOC_F_PAGEHEAP_FREE,
 };
@@ -91,18 +98,24 @@ static void usage(FILE *f)
     real_names(names, sizeof names);
     fprintf(f,
             "usage: rssim validate TRACE --alloc %s [--preset P]\n"
-            "                      [--set key=value ...] [--threads N] [--db PATH]\n\n"
+            "                      [--sample-interval D | --samples N] [--set key=value ...]\n"
+            "                      [--threads N] [--db PATH]\n\n"
             "Replay TRACE with the allocator model (predicted) and its allocations with the\n"
             "real allocator (measured, by rssim-real), store both runs, and print their\n"
-            "error per column: mean and max per-sample error and steady-state error (%%).\n"
+            "error per column: mean and max per-sample error, steady-state and peak error\n"
+            "(%%), and the steady means and peaks of both sides (KiB, MiB or GiB as fits).\n"
             "A kv trace needs --preset; an alloc trace uses preset alloc-replay.\n\n"
-            "  -a, --alloc A     the allocator: %s\n"
-            "  -p, --preset P    preset of the predicted run (models/presets/P.conf)\n"
-            "  -s, --set K=V     override one parameter (repeatable)\n"
-            "  -t, --threads N   rssim-real worker threads (default: the trace's)\n"
-            "      --db PATH     SQLite database (default %s)\n"
-            "  -h, --help        this help\n",
-            names, names, rs_cli_default_db());
+            "  -a, --alloc A            the allocator: %s\n"
+            "  -p, --preset P           preset of the predicted run (models/presets/P.conf)\n"
+            "  -i, --sample-interval D  virtual time between samples (default: the preset's\n"
+            "                           sample_interval, 100ms)\n"
+            "  -n, --samples N          N samples spread over the trace (2..%d)\n"
+            "  -s, --set K=V            override one parameter (repeatable)\n"
+            "  -t, --threads N          rssim-real worker threads (default: the trace's)\n"
+            "      --db PATH            SQLite database (default %s)\n"
+            "  -h, --help               this help\n"
+            "Fewer than %d compared samples give a warning: errors over so few are noise.\n",
+            names, names, MAX_SAMPLES_OPT, rs_cli_default_db(), FEW_SAMPLES);
 }
 
 /* rssim-real beside this program. */
@@ -174,9 +187,10 @@ static int run_real(const char *trace, const char *alloc, const char *db, uint64
 }
 
 typedef struct errors {
-    double mean_pct, max_pct, steady_pct;
+    double mean_pct, max_pct, steady_pct, peak_pct;
     long n;
     double steady_pred, steady_meas; /* means over the steady samples */
+    double peak_pred, peak_meas;     /* highest value over the run */
 } errors;
 
 /* Column k of a sample, as the double of the int64 the store holds. */
@@ -193,7 +207,7 @@ static double column_value(const rs_sample *smp, size_t k)
  * errors. */
 typedef struct compare_state {
     int pass, first;
-    double peak[NCOLUMNS], p0[NCOLUMNS], m0[NCOLUMNS], t_end;
+    double peak[NCOLUMNS], ppeak[NCOLUMNS], mag[NCOLUMNS], p0[NCOLUMNS], m0[NCOLUMNS], t_end;
     double sum[NCOLUMNS], sp[NCOLUMNS], sm[NCOLUMNS];
     long ns;
     errors *e; /* NCOLUMNS */
@@ -212,6 +226,8 @@ static int compare_row(void *ctx, const rs_sample *pred, const rs_sample *meas, 
                 c->m0[k] = column_value(meas, k);
             }
             c->peak[k] = fmax(c->peak[k], column_value(meas, k) - c->m0[k]);
+            c->mag[k] = fmax(c->mag[k], fabs(column_value(meas, k) - c->m0[k]));
+            c->ppeak[k] = fmax(c->ppeak[k], column_value(pred, k) - c->p0[k]);
         }
         c->first = 0;
         c->t_end = t;
@@ -220,7 +236,7 @@ static int compare_row(void *ctx, const rs_sample *pred, const rs_sample *meas, 
     int steady = t >= c->t_end / 2;
     for (size_t k = 0; k < NCOLUMNS; k++) {
         errors *r = &c->e[k];
-        double floor_v = fmax(0.05 * c->peak[k], 1.0);
+        double floor_v = fmax(0.05 * c->mag[k], 1.0);
         double p = column_value(pred, k) - c->p0[k], m = column_value(meas, k) - c->m0[k];
         double e = 100.0 * fabs(p - m) / fmax(m, floor_v);
         c->sum[k] += e;
@@ -246,33 +262,52 @@ static int compare(rs_store *st, long long pred, long long meas, errors r[NCOLUM
     for (size_t k = 0; k < NCOLUMNS; k++) {
         if (!r[k].n)
             continue;
-        double floor_v = fmax(0.05 * c.peak[k], 1.0);
+        double floor_v = fmax(0.05 * c.mag[k], 1.0);
         r[k].mean_pct = c.sum[k] / (double)r[k].n;
         r[k].steady_pred = c.sp[k] / (double)c.ns;
         r[k].steady_meas = c.sm[k] / (double)c.ns;
         r[k].steady_pct = 100.0 * fabs(r[k].steady_pred - r[k].steady_meas) /
                           fmax(r[k].steady_meas, floor_v);
+        r[k].peak_pred = c.ppeak[k];
+        r[k].peak_meas = c.peak[k];
+        r[k].peak_pct = 100.0 * fabs(c.ppeak[k] - c.peak[k]) / fmax(c.peak[k], floor_v);
     }
     return 0;
+}
+
+/* An error in %, in at most 9 characters: two decimals below 1000 %. */
+static void pct_cell(char *buf, size_t cap, double pct)
+{
+    if (pct < 1000)
+        snprintf(buf, cap, "%.2f%%", pct);
+    else if (pct < 1e7)
+        snprintf(buf, cap, "%.0f%%", pct);
+    else
+        snprintf(buf, cap, ">1e7%%");
 }
 
 int cmd_validate(int argc, char **argv)
 {
     static const struct option opts[] = {
         { "alloc", required_argument, NULL, 'a' },  { "preset", required_argument, NULL, 'p' },
+        { "sample-interval", required_argument, NULL, 'i' },
+        { "samples", required_argument, NULL, 'n' },
         { "set", required_argument, NULL, 's' },    { "threads", required_argument, NULL, 't' },
         { "db", required_argument, NULL, 'd' },     { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     const char *alloc = NULL, *preset = NULL, *db = rs_cli_default_db(), *threads = NULL;
-    char *sets[MAX_SETS + 2], allocset[64];
+    const char *interval_opt = NULL, *samples_opt = NULL;
+    char *sets[MAX_SETS + 3], allocset[64], intervalset[96];
     int nsets = 0, c, rc;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "a:p:s:t:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:p:i:n:s:t:h", opts, NULL)) != -1) {
         switch (c) {
         case 'a': alloc = optarg; break;
         case 'p': preset = optarg; break;
+        case 'i': interval_opt = optarg; break;
+        case 'n': samples_opt = optarg; break;
         case 's':
             if (nsets == MAX_SETS - 1)
                 return rs_cli_usage_error("validate", "more than %d --set options", MAX_SETS - 1);
@@ -293,6 +328,23 @@ int cmd_validate(int argc, char **argv)
                                   real_names(names, sizeof names));
     const rs_alloc_real *real = aops->real;
     const char *trace = argv[optind];
+    if (interval_opt && samples_opt)
+        return rs_cli_usage_error("validate", "--sample-interval and --samples both say how to "
+                                              "sample; give one");
+    for (int i = 0; i < nsets && (interval_opt || samples_opt); i++)
+        if (!strncmp(sets[i], "sample_interval=", 16))
+            return rs_cli_usage_error("validate", "--set %s and %s both set the sample interval; "
+                                                  "give one", sets[i],
+                                      interval_opt ? "--sample-interval" : "--samples");
+    long long nsamples = 0;
+    if (samples_opt) {
+        char *end;
+        errno = 0;
+        nsamples = strtoll(samples_opt, &end, 10);
+        if (errno || *end || end == samples_opt || nsamples < 2 || nsamples > MAX_SAMPLES_OPT)
+            return rs_cli_usage_error("validate", "bad value '%s' for --samples: a count from 2 "
+                                                  "to %d", samples_opt, MAX_SAMPLES_OPT);
+    }
     snprintf(allocset, sizeof allocset, "alloc=%s", alloc);
     sets[nsets++] = allocset;
     /* the real side replays faster than virtual time: nothing on the wall clock */
@@ -334,6 +386,26 @@ int cmd_validate(int argc, char **argv)
         rc = rs_fail(&err, RS_EINPUT, "%s: a '%s' trace needs --preset", trace, kind);
         goto out;
     }
+    if (interval_opt) {
+        snprintf(intervalset, sizeof intervalset, "sample_interval=%s", interval_opt);
+        sets[nsets++] = intervalset;
+    } else if (nsamples) {
+        /* samples at 0, interval, ... up to the end, just after the last record */
+        rs_trace_summary sum;
+        if ((rc = rs_trace_summarize(trace, &sum, &err)))
+            goto out;
+        uint64_t end_ns = sum.records ? sum.t_last_ns + 1 : 0;
+        if (end_ns < (uint64_t)nsamples - 1) {
+            rc = rs_fail(&err, RS_EINPUT, "%s: --samples %lld: the trace spans %" PRIu64
+                         " ns of virtual time, too short for that many samples", trace,
+                         nsamples, end_ns);
+            goto out;
+        }
+        /* rounded up: at most nsamples samples, however end_ns divides */
+        uint64_t step = end_ns / (uint64_t)(nsamples - 1) + (end_ns % (uint64_t)(nsamples - 1) != 0);
+        snprintf(intervalset, sizeof intervalset, "sample_interval=%" PRIu64 "ns", step);
+        sets[nsets++] = intervalset;
+    }
     if ((rc = rs_cli_build_config(preset ? preset : "alloc-replay", sets, nsets, &cfg, &err)) ||
         (rc = rs_file_sha256(trace, sha, &err)) || (rc = rs_cli_mkdir_parent(db, &err)) ||
         (rc = rs_store_open(&st, db, &err)))
@@ -365,30 +437,60 @@ int cmd_validate(int argc, char **argv)
                        threads, &meas, &err)))
         goto out;
 
-    printf("\n%-21s %10s %10s %10s   %12s %12s   (%% error; steady means in MiB)\n", "column",
-           "mean", "max", "steady", "predicted", "measured");
     errors cmp[NCOLUMNS] = { 0 };
     uint32_t both = (RS_ALLOC_F_CORE | aops->reports) & (RS_ALLOC_F_RESIDENT | real->reports);
     if ((rc = compare(st, pred, meas, cmp, &err)))
         goto out;
+    /* the columns shown: both sides report them and the measured one moved */
+    int shown[NCOLUMNS];
+    double top = 0;
+    long nsamp = 0;
+    for (size_t i = 0; i < NCOLUMNS; i++) {
+        const errors *e = &cmp[i];
+        shown[i] = (both & column_fields[i]) && e->n &&
+                   !(e->steady_meas == 0 && e->max_pct >= 100 * (e->steady_pred > 0));
+        if (shown[i])
+            top = fmax(top, fmax(fmax(e->peak_meas, e->peak_pred), fmax(e->steady_meas, e->steady_pred)));
+        nsamp = e->n > nsamp ? e->n : nsamp;
+    }
+    const char *unit, *tunit;
+    double scale, tscale, every = (double)rs_config_duration_ns(cfg, "sample_interval");
+    char every_s[48];
+    rs_cli_size_unit(top, &unit, &scale);
+    rs_cli_ns_unit(every, &tunit, &tscale);
+    snprintf(every_s, sizeof every_s, "%.4g %s", every / tscale, tunit);
+    printf("\n%ld samples compared, one every %s of virtual time\n", nsamp, every_s);
+    printf("%-21s %9s %9s %9s %9s   %11s %11s   %11s %11s\n", "column", "mean", "max", "steady",
+           "peak", "steady pred", "measured", "peak pred", "measured");
+    printf("%-21s %9s %9s %9s %9s   %11s %11s   %11s %11s\n", "", "% err", "% err", "% err",
+           "% err", unit, unit, unit, unit);
     for (size_t i = 0; i < NCOLUMNS && !rc; i++) {
         const errors e = cmp[i];
         char name[96];
-        if (!(both & column_fields[i]))
-            continue; /* one side does not report it */
-        if (e.steady_meas == 0 && e.max_pct >= 100 * (e.steady_pred > 0))
-            continue; /* reported, but the measured side never moved from its start */
-        printf("%-21s %9.2f%% %9.2f%% %9.2f%%   %12.1f %12.1f\n", columns[i], e.mean_pct, e.max_pct,
-               e.steady_pct, e.steady_pred / 1048576.0, e.steady_meas / 1048576.0);
+        if (!shown[i])
+            continue; /* one side does not report it, or the measured side never moved */
+        char cells[4][16];
+        const double pcts[4] = { e.mean_pct, e.max_pct, e.steady_pct, e.peak_pct };
+        for (size_t j = 0; j < 4; j++)
+            pct_cell(cells[j], sizeof cells[j], pcts[j]);
+        printf("%-21s %9s %9s %9s %9s   %11.1f %11.1f   %11.1f %11.1f\n", columns[i], cells[0],
+               cells[1], cells[2], cells[3], e.steady_pred / scale, e.steady_meas / scale,
+               e.peak_pred / scale, e.peak_meas / scale);
         const struct { const char *suffix; double v; } m[] = {
             { "mean", e.mean_pct }, { "max", e.max_pct }, { "steady", e.steady_pct },
+            { "peak", e.peak_pct },
         };
-        for (size_t j = 0; j < 3 && !rc; j++) {
+        for (size_t j = 0; j < sizeof m / sizeof m[0] && !rc; j++) {
             snprintf(name, sizeof name, "validate_%.*s_%s_error_pct",
                      (int)(strlen(columns[i]) - 6), columns[i], m[j].suffix);
             rc = rs_store_metric_set(st, meas, name, m[j].v, &err);
         }
     }
+    if (!rc && nsamp < FEW_SAMPLES)
+        fprintf(stderr, "rssim validate: warning: only %ld samples compared (sample_interval %s); "
+                        "errors over fewer than %d samples are noise: use --samples 100 or a "
+                        "shorter --sample-interval\n",
+                nsamp, every_s, FEW_SAMPLES);
     if (!rc)
         rc = rs_store_metric_set(st, meas, "predicted_run_id", (double)pred, &err);
     if (!rc)
