@@ -20,6 +20,8 @@
  */
 #include "store.h"
 
+#include "../traces/trace.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -28,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define SCHEMA_VERSION "5" /* 2: allocator-native sample columns; 3: tcmalloc caches;
                              * 4: plans, plan_evals (migrated from 3 by adding them);
@@ -80,6 +83,13 @@ static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS claims("
     " run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
     " owner TEXT NOT NULL);"
+    /* trace identities already computed (rs_store_trace_sha256): the file's
+     * stat identity -> its SHA-256 */
+    "CREATE TABLE IF NOT EXISTS trace_ids("
+    " dev INTEGER NOT NULL, ino INTEGER NOT NULL, size INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL,"
+    " sha256 TEXT NOT NULL, seen_at TEXT NOT NULL,"
+    " PRIMARY KEY (dev, ino, size, mtime_ns, ctime_ns)) WITHOUT ROWID;"
     "CREATE TABLE IF NOT EXISTS params("
     " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     " key TEXT NOT NULL, value TEXT NOT NULL,"
@@ -1438,5 +1448,83 @@ int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_er
             tx_rollback(st);
     }
     sqlite3_exec(st->db, "DETACH DATABASE src", NULL, NULL, NULL);
+    return rc;
+}
+
+/* ---- trace identities ------------------------------------------------- */
+
+/* 4096 rows kept (prune_sql): the most recently used */
+#define TRACE_ID_SETTLED_NS 2000000000LL /* a file changed this recently is not cached */
+
+static int64_t ts_ns(struct timespec t)
+{
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int same_file_state(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           ts_ns(a->st_mtim) == ts_ns(b->st_mtim) && ts_ns(a->st_ctim) == ts_ns(b->st_ctim);
+}
+
+static void bind_file_state(sqlite3_stmt *s, const struct stat *sb)
+{
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)sb->st_dev);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)sb->st_ino);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)sb->st_size);
+    sqlite3_bind_int64(s, 4, ts_ns(sb->st_mtim));
+    sqlite3_bind_int64(s, 5, ts_ns(sb->st_ctim));
+}
+
+int rs_store_trace_sha256(rs_store *st, const char *path, char r_hex[65], rs_err *err)
+{
+    static const char get_sql[] = "SELECT sha256 FROM trace_ids WHERE dev = ?1 AND ino = ?2"
+                                  " AND size = ?3 AND mtime_ns = ?4 AND ctime_ns = ?5";
+    static const char put_sql[] = "INSERT OR REPLACE INTO trace_ids(dev, ino, size, mtime_ns,"
+                                  " ctime_ns, sha256, seen_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, " NOW ")";
+    static const char prune_sql[] = "DELETE FROM trace_ids WHERE (dev, ino, size, mtime_ns, ctime_ns)"
+                                    " NOT IN (SELECT dev, ino, size, mtime_ns, ctime_ns FROM trace_ids"
+                                    " ORDER BY seen_at DESC LIMIT 4096)";
+    struct stat before, after;
+    sqlite3_stmt *s = NULL;
+    int rc;
+
+    if (stat(path, &before) != 0)
+        return rs_fail(err, errno == ENOENT || errno == ENOTDIR ? RS_EINPUT : RS_EIO,
+                       "cannot open '%s': %s", path, strerror(errno));
+    int cacheable = S_ISREG(before.st_mode);
+    if (cacheable && sqlite3_prepare_v2(st->db, get_sql, -1, &s, NULL) == SQLITE_OK) {
+        bind_file_state(s, &before);
+        int found = sqlite3_step(s) == SQLITE_ROW;
+        const char *hex = found ? (const char *)sqlite3_column_text(s, 0) : NULL;
+        if (hex && strlen(hex) == 64) {
+            memcpy(r_hex, hex, 65);
+            sqlite3_finalize(s);
+            return 0;
+        }
+    }
+    sqlite3_finalize(s); /* a database without the table (read-only, older): a miss */
+    s = NULL;
+    if ((rc = rs_file_sha256(path, r_hex, err)))
+        return rc;
+    /* Kept only if the file did not change while it was read, and (as git's
+     * "racily clean" rule) was last changed long enough ago that a later
+     * change of the same size within the same timestamp tick cannot be
+     * mistaken for it. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    if (!cacheable || st->readonly || stat(path, &after) != 0 || !same_file_state(&before, &after) ||
+        ts_ns(now) - ts_ns(after.st_ctim) < TRACE_ID_SETTLED_NS ||
+        ts_ns(now) - ts_ns(after.st_mtim) < TRACE_ID_SETTLED_NS)
+        return 0;
+    if (sqlite3_prepare_v2(st->db, put_sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot remember the identity of '%s'", path);
+    bind_file_state(s, &after);
+    sqlite3_bind_text(s, 6, r_hex, 64, SQLITE_STATIC);
+    rc = step_reset(s) == SQLITE_DONE &&
+                 sqlite3_exec(st->db, prune_sql, NULL, NULL, NULL) == SQLITE_OK
+             ? 0
+             : db_fail(st, err, "cannot remember the identity of '%s'", path);
+    sqlite3_finalize(s);
     return rc;
 }

@@ -68,6 +68,14 @@ void rs_store_close(rs_store *st);
 /* The path the handle was opened with (for messages). */
 const char *rs_store_path(const rs_store *st);
 
+/* The SHA-256 of the trace at path as 64 hex digits + NUL, from the
+ * database when this file (device, inode, size, mtime, ctime) was hashed
+ * before, else computed and remembered — unless it changed while read or
+ * less than 2 s ago (a change within one timestamp tick would look the
+ * same), or is not a regular file.  The most recently hashed 4096 files are
+ * remembered. */
+int rs_store_trace_sha256(rs_store *st, const char *path, char r_hex[65], rs_err *err);
+
 /* Insert a run with status 'running' and its params, in one transaction. */
 int rs_store_run_begin(rs_store *st, const rs_run_meta *meta, const rs_config *cfg,
                        int64_t *r_run_id, rs_err *err);

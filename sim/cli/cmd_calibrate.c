@@ -397,8 +397,8 @@ int cmd_calibrate(int argc, char **argv)
     }
     if ((rc = check_corners(&cc, &o, &err)) || (rc = rs_cli_check_input(cc.trace, &err)))
         goto out;
-    if (a.db && ((rc = rs_file_sha256(cc.trace, sha, &err)) || (rc = rs_cli_mkdir_parent(a.db, &err)) ||
-                 (rc = rs_store_open(&cc.st, a.db, &err))))
+    if (a.db && ((rc = rs_cli_mkdir_parent(a.db, &err)) || (rc = rs_store_open(&cc.st, a.db, &err)) ||
+                 (rc = rs_store_trace_sha256(cc.st, cc.trace, sha, &err))))
         goto out;
     cc.sha = sha;
     rc = rs_calibrate_solve(evaluate, &cc, &o, &r, &err);

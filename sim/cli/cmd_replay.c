@@ -100,8 +100,8 @@ int cmd_replay(int argc, char **argv)
     rs_result_init(&res);
     if ((rc = rs_cli_build_config(preset, sets, nsets, &cfg, &err)) ||
         (rc = rs_cli_check_input(trace, &err)) ||
-        (rc = rs_file_sha256(trace, sha, &err)) || (rc = rs_cli_mkdir_parent(db, &err)) ||
-        (rc = rs_store_open(&st, db, &err)))
+        (rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
+        (rc = rs_store_trace_sha256(st, trace, sha, &err)))
         goto out;
     rs_run_meta meta = {
         .kind = "predicted", .trace_path = trace, .trace_sha256 = sha, .preset = preset,

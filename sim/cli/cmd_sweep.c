@@ -317,8 +317,7 @@ int cmd_sweep(int argc, char **argv)
     int created = 0;
 
     if ((rc = rs_cli_build_config(preset, sets, nsets, &base, &err)) ||
-        (rc = rs_cli_check_input(trace, &err)) ||
-        (rc = rs_file_sha256(trace, sha, &err)))
+        (rc = rs_cli_check_input(trace, &err)))
         goto out;
     /* Every point must be a valid config before anything is stored. */
     for (int64_t p = 0; p < grid.points; p++) {
@@ -327,11 +326,12 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         rs_config_free(cfg);
     }
+    if ((rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
+        (rc = rs_store_trace_sha256(st, trace, sha, &err)))
+        goto out;
     rs_grid_hash(&grid, base, sha, hash);
     rs_grid_spec(&grid, spec, sizeof spec);
     rs_grid_keys(&grid, keys, sizeof keys);
-    if ((rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)))
-        goto out;
     rs_sweep_meta sm = {
         .spec_hash = hash, .trace_path = trace, .trace_sha256 = sha, .preset = preset,
         .spec = spec, .varied_keys = keys, .points = grid.points, .jobs = jobs,

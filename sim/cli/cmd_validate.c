@@ -407,8 +407,8 @@ int cmd_validate(int argc, char **argv)
         sets[nsets++] = intervalset;
     }
     if ((rc = rs_cli_build_config(preset ? preset : "alloc-replay", sets, nsets, &cfg, &err)) ||
-        (rc = rs_file_sha256(trace, sha, &err)) || (rc = rs_cli_mkdir_parent(db, &err)) ||
-        (rc = rs_store_open(&st, db, &err)))
+        (rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
+        (rc = rs_store_trace_sha256(st, trace, sha, &err)))
         goto out;
     if (!is_alloc) {
         char dbdir[4096];
