@@ -21,11 +21,18 @@
  *     pointer in an mmap'ed table and the samples in an mmap'ed buffer
  *     (grown by mremap), so nothing but the trace's own MALLOCs touches the
  *     heap during the replay.  The store (SQLite) is opened only afterwards.
- *   - the baseline: after the first pass the allocator's release call is
- *     made, the worker threads are started, the table and sample buffer are
- *     touched, and then RSS is read once: resident_bytes = rss − baseline
- *     (clamped at 0), base_bytes = baseline, so rss = resident + base as in
- *     the simulator.
+ *   - a cold allocator: pass 1 runs, then the program re-executes itself
+ *     (with LD_PRELOAD for jemalloc and tcmalloc) and hands the copy over
+ *     (RSSIM_REAL_PASS1), so the process that replays has allocated nothing
+ *     but its option parsing when the replay starts — the allocator is
+ *     where a freshly started program's is, as the model's is.  The sha256
+ *     of the trace is computed after the replay.
+ *   - the baseline: the worker threads are started, the table and sample
+ *     buffer are touched, the allocator's release call is made, and then
+ *     RSS is read once: resident_bytes = rss − baseline (clamped at 0),
+ *     base_bytes = baseline, so rss = resident + base as in the simulator.
+ *     What the allocator holds at that moment (allocated, active, mapped,
+ *     cached, metadata) is stored as baseline_*_bytes metrics.
  *   - touching: every MALLOC is followed by memset of all its bytes (the
  *     simulator assumes an application touches what it allocates).
  *   - threads: records of trace thread t run on worker t mod N, each a real
@@ -79,6 +86,7 @@
 #define STEADY_FROM 0.5        /* as rssim's default steady_from */
 #define TOUCH_BYTE 0x5a
 #define MALLCTL_ALL 4096u      /* MALLCTL_ARENAS_ALL in jemalloc 5.x */
+#define PASS1_ENV "RSSIM_REAL_PASS1" /* "fd records end_ns max_live max_thread" */
 
 /* ---- which allocator ---------------------------------------------------- */
 
@@ -199,15 +207,21 @@ static int al_check_active(const rs_alloc_ops *ops, rs_err *err)
     return 0;
 }
 
-/* Put the allocator in front with LD_PRELOAD and re-execute; returns only on
- * failure (or 0 when this process already is the re-executed one). */
-static int al_reexec(const rs_alloc_ops *ops, char **argv, rs_err *err)
+/* Re-execute this program — with the allocator put in front by LD_PRELOAD
+ * for jemalloc and tcmalloc — handing it pass 1's copy of the trace
+ * (PASS1_ENV: its fd and what pass 1 learnt), so that the process that
+ * replays starts with a cold allocator: nothing but its option parsing has
+ * allocated before the baseline.  Returns only on failure. */
+static int al_reexec(const rs_alloc_ops *ops, char **argv, const char *pass1_env, rs_err *err)
 {
     const rs_alloc_real *a = ops->real;
-    const char *mark = getenv("RSSIM_REAL_PRELOADED");
 
-    if (!a->soname || (mark && strcmp(mark, ops->name) == 0))
-        return 0;
+    if (setenv(PASS1_ENV, pass1_env, 1))
+        return rs_fail(err, RS_EINTERNAL, "cannot set %s: %s", PASS1_ENV, strerror(errno));
+    if (!a->soname) { /* glibc: the same program, started afresh */
+        execv("/proc/self/exe", argv);
+        return rs_fail(err, RS_EINTERNAL, "cannot re-execute '/proc/self/exe': %s", strerror(errno));
+    }
 #if defined(__SANITIZE_ADDRESS__)
     return rs_fail(err, RS_EINTERNAL,
                    "this rssim-real is an AddressSanitizer build, which cannot run with %s preloaded; "
@@ -232,7 +246,7 @@ static int al_reexec(const rs_alloc_ops *ops, char **argv, rs_err *err)
     const char *old = getenv("LD_PRELOAD");
     char pre[4096];
     snprintf(pre, sizeof pre, "%s%s%s", a->soname, old && *old ? ":" : "", old ? old : "");
-    if (setenv("LD_PRELOAD", pre, 1) || setenv("RSSIM_REAL_PRELOADED", ops->name, 1))
+    if (setenv("LD_PRELOAD", pre, 1))
         return rs_fail(err, RS_EINTERNAL, "cannot set LD_PRELOAD: %s", strerror(errno));
     execv("/proc/self/exe", argv);
     return rs_fail(err, RS_EINTERNAL, "cannot re-execute '/proc/self/exe' with %s: %s", a->soname,
@@ -570,6 +584,7 @@ static int samples_reserve(sample_buf *b, size_t want, rs_err *err)
 /* What the replay itself tracks, independent of the allocator. */
 typedef struct replay_state {
     uint64_t baseline_rss, requested, live, releases;
+    rs_sample at_baseline; /* the allocator's own statistics at the baseline */
 } replay_state;
 
 static int take_sample(sample_buf *b, const replay_state *st, uint64_t t_ns, rs_err *err)
@@ -620,8 +635,9 @@ static int replay(int fd, const trace_info *info, const replay_opts *o, sample_b
             }
         }
     }
-    al_release(); /* return what pass 1 and the set-up freed */
+    al_release(); /* return what the set-up freed */
     st->baseline_rss = rss_now();
+    al_stats(&st->at_baseline, page_bytes);
 
     uint64_t next_ns = 0, last_sample_ns = UINT64_MAX, index = 0;
     for (;;) {
@@ -719,9 +735,11 @@ static int mkdir_parent(const char *path, rs_err *err)
     return 0;
 }
 
-static int make_result(const sample_buf *b, const trace_info *info, uint64_t baseline,
+static int make_result(const sample_buf *b, const trace_info *info, const replay_state *rst,
                        uint64_t wall_ns, rs_result *res, rs_err *err)
 {
+    uint64_t baseline = rst->baseline_rss;
+    const rs_sample *b0 = &rst->at_baseline;
     uint64_t from_ns = (uint64_t)((double)info->end_ns * STEADY_FROM);
     double rss_sum = 0, res_sum = 0, rss_peak = 0, res_peak = 0;
     size_t n = 0;
@@ -746,6 +764,12 @@ static int make_result(const sample_buf *b, const trace_info *info, uint64_t bas
         { "resident_steady_bytes", n ? res_sum / (double)n : 0 },
         { "resident_peak_bytes", res_peak },
         { "baseline_rss_bytes", (double)baseline },
+        /* what the allocator held when the baseline was taken */
+        { "baseline_allocated_bytes", (double)b0->allocated_bytes },
+        { "baseline_active_bytes", (double)b0->active_bytes },
+        { "baseline_mapped_bytes", (double)b0->mapped_bytes },
+        { "baseline_cached_bytes", (double)b0->cached_bytes },
+        { "baseline_metadata_bytes", (double)b0->metadata_bytes },
         { "events_count", (double)info->records },
         { "sim_end_ns", (double)info->end_ns },
         { "steady_from_ns", (double)from_ns },
@@ -881,26 +905,51 @@ int main(int argc, char **argv)
         rc = rs_fail(&err, RS_EINPUT, "bad value '%s' for --sample-interval: must be > 0", interval);
         goto out;
     }
-    if ((rc = al_reexec(aops, argv, &err)))
-        goto out;
-
-    /* Pass 1: check the trace and copy its records to an unlinked file. */
-    struct stat sb;
-    if (stat(trace, &sb) != 0) {
-        rc = rs_fail(&err, errno == ENOENT ? RS_EINPUT : RS_EIO, "cannot open '%s': %s", trace,
-                     strerror(errno));
+    const char *handed = getenv(PASS1_ENV);
+    if (!handed) {
+        /* Pass 1: check the trace and copy its records to an unlinked file,
+         * then replay it in a fresh process (al_reexec). */
+        struct stat sb;
+        char env[160];
+        if (stat(trace, &sb) != 0) {
+            rc = rs_fail(&err, errno == ENOENT ? RS_EINPUT : RS_EIO, "cannot open '%s': %s", trace,
+                         strerror(errno));
+            goto out;
+        }
+        const char *tmpdir = getenv("TMPDIR");
+        snprintf(tmp, sizeof tmp, "%s/rssim-real.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+        if ((fd = mkstemp(tmp)) < 0) {
+            rc = rs_fail(&err, RS_EIO, "cannot create a temporary file in '%s': %s",
+                         tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+            goto out;
+        }
+        unlink(tmp);
+        if ((rc = pass1(trace, fd, &info, &err)))
+            goto out;
+        snprintf(env, sizeof env, "%d %" PRIu64 " %" PRIu64 " %" PRIu64 " %u", fd, info.records,
+                 info.end_ns, info.max_live, info.max_thread);
+        fflush(NULL);
+        rc = al_reexec(aops, argv, env, &err);
+        goto out; /* al_reexec returns only on failure */
+    }
+    /* The re-executed process: pass 1's copy and what it learnt. */
+    int n = -1;
+    if (sscanf(handed, "%d %" SCNu64 " %" SCNu64 " %" SCNu64 " %u%n", &fd, &info.records,
+               &info.end_ns, &info.max_live, &info.max_thread, &n) != 5 || handed[n] != '\0' ||
+        fd < 0) {
+        fd = -1;
+        rc = rs_fail(&err, RS_EINTERNAL, "%s='%s' is not what rssim-real hands itself", PASS1_ENV,
+                     handed);
         goto out;
     }
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(tmp, sizeof tmp, "%s/rssim-real.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-    if ((fd = mkstemp(tmp)) < 0) {
-        rc = rs_fail(&err, RS_EIO, "cannot create a temporary file in '%s': %s",
-                     tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+    struct stat cb;
+    if (fstat(fd, &cb) != 0 || !S_ISREG(cb.st_mode) ||
+        (uint64_t)cb.st_size != info.records * sizeof(rs_rec)) {
+        rc = rs_fail(&err, RS_EINTERNAL, "%s names no copy of the trace (fd %d)", PASS1_ENV, fd);
         goto out;
     }
-    unlink(tmp);
-    if ((rc = pass1(trace, fd, &info, &err)) || (rc = rs_file_sha256(trace, sha, &err)) ||
-        (rc = al_check_active(aops, &err)))
+    unsetenv(PASS1_ENV);
+    if ((rc = al_check_active(aops, &err)))
         goto out;
     o.workers = threads ? (unsigned)threads
                         : (info.max_thread + 1 < MAX_WORKERS ? info.max_thread + 1 : MAX_WORKERS);
@@ -919,7 +968,8 @@ int main(int argc, char **argv)
     rs_run_meta meta = { .kind = "measured", .trace_path = trace, .trace_sha256 = sha,
                          .preset = alloc_name, .seed = 0, .label = label, .sweep_id = 0,
                          .point_index = -1 };
-    if ((rc = make_result(&samples, &info, rst.baseline_rss, wall, &res, &err)) ||
+    if ((rc = rs_file_sha256(trace, sha, &err)) ||
+        (rc = make_result(&samples, &info, &rst, wall, &res, &err)) ||
         (rc = mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
         (rc = rs_store_run_begin(st, &meta, cfg, &run_id, &err)) ||
         (rc = rs_store_run_finish(st, run_id, &res, info.records, wall, &err)))
@@ -931,7 +981,11 @@ int main(int argc, char **argv)
     printf("run %lld done (measured, %s, %u thread%s): %" PRIu64 " records, %zu samples in %.3f s, database %s\n",
            (long long)run_id, alloc_name, o.workers, o.workers == 1 ? "" : "s", info.records,
            samples.n, (double)wall / 1e9, db);
-    printf("  baseline rss      %10.1f MiB\n", (double)rst.baseline_rss / 1048576.0);
+    printf("  baseline rss      %10.1f MiB   allocator then: allocated %.1f KiB, mapped %.1f KiB, "
+           "cached %.1f KiB\n", (double)rst.baseline_rss / 1048576.0,
+           (double)rst.at_baseline.allocated_bytes / 1024.0,
+           (double)rst.at_baseline.mapped_bytes / 1024.0,
+           (double)rst.at_baseline.cached_bytes / 1024.0);
     printf("  rss steady        %10.1f MiB   peak %.1f MiB\n", v_steady / 1048576.0, v_peak / 1048576.0);
     printf("  resident steady   %10.1f MiB\n", v_res / 1048576.0);
 out:

@@ -81,6 +81,17 @@ for alloc in glibc jemalloc tcmalloc; do
   check "$alloc RELEASE of freed memory lowers rss ($r400 -> $r500)" test "$r500" -le $((r400 - 25 * MiB))
   check "$alloc trims counted" test "$(col "$T/db" $run trims_count 500)" = 1
   check "$alloc metrics" test "$(sql "$T/db" "select count(*) from metrics where run_id=$run and name in ('rss_steady_bytes','rss_peak_bytes','resident_steady_bytes')")" = 3
+  # a cold allocator: the replaying process has allocated next to nothing
+  # before its baseline (warm, as when it had read the trace itself: glibc
+  # 136 KiB allocated, tcmalloc 225 KB of cached free objects)
+  ba=$(sql "$T/db" "select cast(value as integer) from metrics where run_id=$run and name='baseline_allocated_bytes'")
+  bc=$(sql "$T/db" "select cast(value as integer) from metrics where run_id=$run and name='baseline_cached_bytes'")
+  check "$alloc allocator state at baseline stored ($ba, $bc)" test -n "$ba" -a -n "$bc"
+  case $alloc in
+    glibc) check "glibc cold at baseline: $ba B allocated < 16 KiB" test "${ba:-999999}" -lt 16384 ;;
+    jemalloc) check "jemalloc cold at baseline: $ba B allocated < 256 KiB" test "${ba:-999999}" -lt 262144 ;;
+    tcmalloc) check "tcmalloc cold at baseline: $bc B cached < 96 KiB" test "${bc:-999999}" -lt 98304 ;;
+  esac
 done
 if [ "$ASAN" = 0 ]; then
   # glibc keeps freed heap pages resident until malloc_trim (the 400 ms sample)
