@@ -39,7 +39,9 @@
  *     pthread with its own thread cache.  Records are handed over one run
  *     of consecutive same-thread records at a time and the main thread waits
  *     for each run to finish, so the global order is exactly the trace's.
- *     With one worker everything runs inline on the main thread.
+ *     Worker 0 is the main thread itself (trace thread 0 is a program's
+ *     main thread, which has allocated before the trace starts, as the
+ *     models assume); the others are pthreads started before the baseline.
  *   - virtual time: samples at 0, interval, 2·interval, … ≤ end and at the
  *     end (1 ns after the last record's time, so the last sample sees every
  *     record), each taken before the records of the same or a later time —
@@ -626,13 +628,17 @@ static int replay(int fd, const trace_info *info, const replay_opts *o, sample_b
     memset(b->s, 0, b->cap * sizeof(rs_sample));
     if (lseek(fd, 0, SEEK_SET) < 0)
         return rs_fail(err, RS_EIO, "cannot rewind the replay copy of the trace: %s", strerror(errno));
+    /* worker 0 is the main thread (trace thread 0 is the program's main
+     * thread, which has allocated before: the models start it so); the
+     * others are pthreads */
     if (nw > 1) {
-        for (unsigned w = 0; w < nw; w++, started++) {
+        for (unsigned w = 1; w < nw; w++) {
             int e = pthread_create(&workers[w].thread, NULL, worker_main, &workers[w]);
             if (e) {
                 rc = rs_fail(err, RS_EINTERNAL, "cannot start worker thread %u: %s", w, strerror(e));
                 goto out;
             }
+            started = (int)w; /* workers 1..started run */
         }
     }
     al_release(); /* return what the set-up freed */
@@ -678,7 +684,7 @@ static int replay(int fd, const trace_info *info, const replay_opts *o, sample_b
             }
             job_fail f = { 0 };
             int failed;
-            if (nw == 1) {
+            if (wk == 0) {
                 failed = exec_recs(r, j - i, index + 1, &f);
             } else {
                 worker_run(&workers[wk], r, j - i, index + 1);
@@ -703,7 +709,7 @@ static int replay(int fd, const trace_info *info, const replay_opts *o, sample_b
     if (last_sample_ns != info->end_ns)
         rc = take_sample(b, st, info->end_ns, err);
 out:
-    for (int w = 0; w < started; w++) {
+    for (int w = 1; w <= started; w++) {
         workers[w].quit = 1;
         atomic_fetch_add_explicit(&workers[w].go, 1, memory_order_release);
         wake(&workers[w].go);
