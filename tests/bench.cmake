@@ -6,3 +6,6 @@ target_link_libraries(bench_alloc PRIVATE rssim)
 # bench_store: a store of 10^4 runs x 10^3 samples (scripts/bench-store).
 add_executable(bench_store ${CMAKE_SOURCE_DIR}/tests/bench_store.c)
 target_link_libraries(bench_store PRIVATE rssim)
+# bench_lru_floor: the bare exact-LRU floor scripts/bench measures against.
+add_executable(bench_lru_floor ${CMAKE_SOURCE_DIR}/tests/bench_lru_floor.c)
+target_link_libraries(bench_lru_floor PRIVATE rssim)
