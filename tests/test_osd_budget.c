@@ -13,6 +13,12 @@
  *   - block cache: each distinct onode-block read once misses, a second
  *     pass over a cache large enough hits every time; a capacity of k
  *     blocks per shard keeps at most k per shard;
+ *   - client writes' data in flight: a closed-loop client with iodepth d
+ *     writing b bytes at a time holds d × b at its peak and nothing once
+ *     the ops have completed; none without osd_write_data_held;
+ *   - invariant: in every sample every byte requested from the allocator
+ *     is counted once, in the caches' mempools (accounted) or in the
+ *     budget (untracked), on a mixed workload with every term on;
  *   - a whole-model key set with osd_memory_model = caches is refused,
  *     naming it; and the health checks count RSS over osd_memory_target.
  */
@@ -199,6 +205,65 @@ static void test_block_cache(void)
     rs_result_release(&res);
 }
 
+static void test_write_data(void)
+{
+    rs_result res;
+    trace_begin();
+    for (int i = 0; i < 400; i++)
+        rec((uint64_t)i * 1000ull, 1, (uint64_t)(i % 37), 65536);
+    trace_end();
+    for (int d = 1; d <= 8; d *= 2) {
+        char depth[32];
+        snprintf(depth, sizeof depth, "client_iodepth=%d", d);
+        /* 1 ms on the device per write and 16 workers: d writes overlap */
+        const char *const a[] = { depth, "osd_write_data_held=true", "osd_op_num_shards=8",
+                                  "osd_op_num_threads_per_shard=2", "osd_device_write_cost=1ms",
+                                  "osd_pg_num=0", NULL };
+        run(&res, a);
+        CHECK_MSG(metric(&res, "write_data_held_peak_bytes") == d * 65536.0, "iodepth %d: %g", d,
+                  metric(&res, "write_data_held_peak_bytes"));
+        CHECK(metric(&res, "write_data_held_bytes") == 0);
+        rs_result_release(&res);
+    }
+    const char *const b[] = { "client_iodepth=8", "osd_op_num_shards=8",
+                              "osd_op_num_threads_per_shard=2", "osd_device_write_cost=1ms", NULL };
+    run(&res, b);
+    CHECK(metric(&res, "write_data_held_peak_bytes") == 0);
+    rs_result_release(&res);
+}
+
+static void test_invariant(void)
+{
+    rs_result res;
+    trace_begin();
+    for (int i = 0; i < 3000; i++)
+        rec((uint64_t)i * 100000ull, i % 3 != 0, (uint64_t)(i * 7919 % 211), 4096u << (i % 5));
+    trace_end();
+    const char *const a[] = { "client_iodepth=8", "osd_write_data_held=true",
+                              "osd_device_write_cost=1ms", "osd_op_num_shards=4",
+                              "osd_op_num_threads_per_shard=2", "rocksdb_write_cfs=3",
+                              "write_buffer_size=1M", "osd_pg_num=8",
+                              "osd_target_pg_log_entries_per_osd=400",
+                              "osd_min_pg_log_entries=10", "osd_pg_log_dups_tracked=20",
+                              "bluestore_cache_size=2M", "sample_interval=1ms", NULL };
+    run(&res, a);
+    CHECK(res.nsamples > 100);
+    size_t held = 0;
+    for (size_t i = 0; i < res.nsamples; i++) {
+        const rs_sample *sm = &res.samples[i];
+        CHECK_MSG(sm->requested_bytes == sm->accounted_bytes + sm->untracked_bytes,
+                  "sample %zu: requested %llu != accounted %llu + untracked %llu", i,
+                  (unsigned long long)sm->requested_bytes,
+                  (unsigned long long)sm->accounted_bytes,
+                  (unsigned long long)sm->untracked_bytes);
+        held += sm->untracked_bytes > 0;
+    }
+    CHECK(held > 0);
+    CHECK(metric(&res, "write_data_held_peak_bytes") > 0);
+    CHECK(metric(&res, "pg_log_dups_count") > 0);
+    rs_result_release(&res);
+}
+
 static void test_refusals(void)
 {
     rs_result res;
@@ -208,6 +273,10 @@ static void test_refusals(void)
     CHECK(run_with(&res, a, &err) == RS_EINPUT);
     CHECK_MSG(strstr(err.msg, "'rocksdb_write_cfs'") && strstr(err.msg, "osd_memory_model"),
               "%s", err.msg);
+    rs_result_release(&res);
+    const char *const w[] = { "osd_memory_model=caches", "osd_write_data_held=true", NULL };
+    CHECK(run_with(&res, w, &err) == RS_EINPUT);
+    CHECK_MSG(strstr(err.msg, "'osd_write_data_held'"), "%s", err.msg);
     rs_result_release(&res);
     const char *const b[] = { "osd_pg_log_bytes=1M", NULL };
     CHECK(run_with(&res, b, &err) == RS_EINPUT);
@@ -238,6 +307,8 @@ int main(void)
 {
     test_pg_log();
     test_memtables();
+    test_write_data();
+    test_invariant();
     test_block_cache();
     test_refusals();
     test_health();

@@ -64,7 +64,10 @@ typedef struct rs_osd_budget rs_osd_budget;
              "16.2.15)", .range = "[1, 1M]" },                                                   \
     { .key = "osd_pg_log_dup_bytes", .type = RS_PT_SIZE, .def = "112",                           \
       .doc = "whole: one dup entry's allocation (pg_log_dup_t + list node)",                     \
-      .range = "[1, 1M]" }
+      .range = "[1, 1M]" },                                                                      \
+    { .key = "osd_write_data_held", .type = RS_PT_BOOL, .def = "false",                          \
+      .doc = "whole: a client write's data is one allocation of its size, held from the op's "   \
+             "start until it completes (the MOSDOp's data, mempool buffer_anon)" }
 
 /* The params above as a table, for the daemon's check that none is set in vain. */
 extern const rs_param rs_osd_budget_params[];
@@ -90,7 +93,14 @@ void rs_osd_budget_set_capacity(rs_osd_budget *b, uint64_t kv_bytes, uint64_t kv
                                 uint32_t thread);
 /* Block-cache bytes charged now. */
 void rs_osd_budget_kv_usage(const rs_osd_budget *b, uint64_t *r_kv, uint64_t *r_kv_onode);
-/* Bytes held now: block caches, memtables, PG log entries and dups. */
+/* A client write's data arrives (osd_write_data_held): its allocation, on
+ * thread; *r_token is 0 when the data is not held, else what
+ * rs_osd_budget_write_done takes back when the op completes. */
+int rs_osd_budget_write_data(rs_osd_budget *b, uint64_t data_bytes, uint32_t thread,
+                             uint64_t *r_token, rs_err *err);
+void rs_osd_budget_write_done(rs_osd_budget *b, uint64_t token, uint32_t thread);
+/* Bytes held now: block caches, memtables, PG log entries and dups, the
+ * client writes' data in flight. */
 uint64_t rs_osd_budget_bytes(const rs_osd_budget *b);
 /* kv_*, memtable_*, pg_log_* metrics. */
 int rs_osd_budget_metrics(const rs_osd_budget *b, rs_result *res, rs_err *err);

@@ -59,6 +59,7 @@ typedef struct oshard {
 typedef struct op {
     svc *o;
     uint64_t issue_ns, cpu_ns, dev_ns, trim_ns, bytes;
+    uint64_t held;                   /* the cache's second token */
     uint64_t start_ns, lock_seen_ns; /* its worker phase began; lock holds charged up to */
     uint32_t next, onode, id;        /* next: queue or free-list link; onode: the cache's token */
     uint32_t pg;
@@ -244,7 +245,7 @@ static void on_complete(void *ctx, uint64_t now_ns)
     clog_add(o, now_ns);
     o->bytes_done += p->bytes;
     o->last_done_ns = now_ns;
-    o->hooks.done(o->hooks.ctx, p->onode);
+    o->hooks.done(o->hooks.ctx, p->onode, p->held);
     p->next = o->op_free;
     o->op_free = p->id;
     if (!o->iodepth)
@@ -388,6 +389,7 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
     if ((rc = o->hooks.apply(o->hooks.ctx, rec, s_idx, p->cshard, h, &a, err)))
         return rc;
     p->onode = a.onode;
+    p->held = a.held;
     p->device = (uint8_t)a.device;
     uint64_t items = a.trimmed_count;
     double mib = (double)rec->size_bytes / (1024.0 * 1024.0);

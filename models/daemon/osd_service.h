@@ -20,6 +20,7 @@
 /* What applying an op to the caches gave. */
 typedef struct rs_osd_applied {
     uint32_t onode;         /* token handed back to hooks.done at completion */
+    uint64_t held;          /* second token handed back to hooks.done (0: none) */
     int device;             /* 1: the op needs the device (a write, a read miss) */
     uint64_t trimmed_count; /* items its trim-on-add evicted (charged to its worker) */
 } rs_osd_applied;
@@ -31,8 +32,8 @@ typedef struct rs_osd_service_hooks {
      * computed for the PG already (so the daemon need not hash it again). */
     int (*apply)(void *ctx, const rs_rec *rec, uint32_t op_shard, uint32_t cache_shard,
                  uint64_t object_hash, rs_osd_applied *r_applied, rs_err *err);
-    /* The op applied with this token completed. */
-    void (*done)(void *ctx, uint32_t onode);
+    /* The op applied with these tokens completed. */
+    void (*done)(void *ctx, uint32_t onode, uint64_t held);
 } rs_osd_service_hooks;
 
 typedef struct rs_osd_service rs_osd_service;
