@@ -24,6 +24,34 @@ expect_status 0 "replay kv-lru by objects" "$RSSIM" replay "$T/t.tsv" --preset k
 check "at most 100 objects in every sample" test "$(sql "$T/db" "select max(items_count) from samples where run_id=2")" = 100
 check "more misses with 100 objects than with 1 MiB" test "$(m 2 misses | cut -d. -f1)" -gt "$mi"
 
+# the mds: a request on an existing inode (LOOKUP GETATTR OPEN CLOSE READDIR)
+# is a hit when its dentry+inode is cached, else a miss that loads it
+expect_status 0 "gen kernel-build" "$RSSIM" gen kernel-build --seed 7 --clients 1 --builds 1 --events 200000 -o "$T/m.tsv"
+access=$(awk '$2 ~ /^(LOOKUP|GETATTR|OPEN|CLOSE|READDIR)$/' "$T/m.tsv" | wc -l)
+expect_status 0 "replay mds-pacific" "$RSSIM" replay "$T/m.tsv" --preset mds-pacific --set mds_cache_memory_limit=4M --db "$T/db"
+stdout_has "mds summary: hits" "^  hits  *[0-9]"
+mi=$(sql "$T/db" "select max(id) from runs")
+check "mds: hits + misses = requests on an inode ($access)" \
+  test "$(awk -v a="$(m $mi hits)" -v b="$(m $mi misses)" 'BEGIN{print a+b}')" = "$access"
+check "mds: misses = loads" awk -v a="$(m $mi misses)" -v b="$(m $mi mds_loads_count)" 'BEGIN{exit !(a == b)}'
+check "mds: some of each" awk -v a="$(m $mi hits)" -v b="$(m $mi misses)" 'BEGIN{exit !(a > 0 && b > 0)}'
+
+# the osd's three caches: every op looks its onode up, every READ its buffer,
+# every onode miss its RocksDB block (osd_memory_model = whole)
+expect_status 0 "gen fio" "$RSSIM" gen fio --seed 7 --rw randrw --bs 16K --size 32M --numjobs 2 --number-ios 3000 -o "$T/f.tsv"
+expect_status 0 "replay osd-pacific" "$RSSIM" replay "$T/f.tsv" --preset osd-pacific --set osd_memory_target=1G --db "$T/db"
+stdout_has "osd summary: onode" "^  onode hits  *[0-9]"
+stdout_has "osd summary: buffer" "^  buffer hits  *[0-9]"
+stdout_has "osd summary: rocksdb" "^  rocksdb hits  *[0-9]"
+oi=$(sql "$T/db" "select max(id) from runs")
+eq() { awk -v a="$1" -v b="$2" 'BEGIN{exit !(a == b)}'; }
+sum() { awk -v a="$(m $oi "$1")" -v b="$(m $oi "$2")" 'BEGIN{print a+b}'; }
+check "osd: onode lookups = ops" eq "$(sum onode_hits onode_misses)" "$(sum reads_count writes_count)"
+check "osd: buffer lookups = reads" eq "$(sum buffer_hits buffer_misses)" "$(m $oi reads_count)"
+check "osd: rocksdb lookups = onode misses" eq "$(sum rocksdb_hits rocksdb_misses)" "$(m $oi onode_misses)"
+check "osd: buffer_miss_ratio = 1 - buffer_hit_ratio" \
+  awk -v a="$(m $oi buffer_miss_ratio)" -v b="$(m $oi buffer_hit_ratio)" 'BEGIN{d = a + b - 1; exit !(d < 1e-9 && d > -1e-9)}'
+
 # exact is a checked claim, and the listing says which presets make it
 expect_status 2 "exact=lru with a timer trim" "$RSSIM" replay "$T/t.tsv" --preset kv-lru --set trim=periodic --db "$T/db"
 stderr_has "names the key" "for key 'exact'"
