@@ -18,6 +18,13 @@ check "stored: miss_ratio = misses / GETs" \
 check "stored: byte_miss_ratio" test -n "$(m 1 byte_miss_ratio)"
 stdout_has "printed hits match the stored ones" "^  hits  *$h  *misses $mi "
 
+# where metrics are shown: runs list --metric, report's key metrics
+expect_status 0 "runs list --metric miss_ratio" "$RSSIM" runs list --db "$T/db" --metric miss_ratio --metric no_such
+stdout_has "runs list: the column" "  miss_ratio  no_such$"
+stdout_has "runs list: run 1's value" "^ *1  predicted  done  .*  $(m 1 miss_ratio | cut -c1-7)[0-9]*  *-$"
+expect_status 0 "report" "$RSSIM" report --db "$T/db" --run 1 -o "$T/rep/"
+check "report: a miss ratio column" grep -q "<th>miss ratio" "$T"/rep/*.html
+
 # a count limit: the cache never holds more objects than it
 expect_status 0 "replay kv-lru by objects" "$RSSIM" replay "$T/t.tsv" --preset kv-lru \
   --set kv_cache_limit=0 --set kv_cache_limit_objects=100 --db "$T/db"
