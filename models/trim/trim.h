@@ -49,8 +49,9 @@ typedef struct rs_trim_target {
     void *ctx;
     uint64_t (*used_bytes)(void *ctx);  /* accounted bytes now */
     uint64_t (*limit_bytes)(void *ctx); /* the configured limit */
-    /* Evict until used <= target_bytes, or max_items were evicted (0: no
-     * cap), or nothing unpinned is left.  Returns items evicted; adds the
+    /* Evict until used <= target_bytes (and the target's other bounds, see
+     * over, hold), or max_items were evicted (0: no cap), or nothing
+     * unpinned is left.  Returns items evicted; adds the
      * accounted bytes freed to *r_bytes. */
     uint64_t (*trim_to)(void *ctx, uint64_t target_bytes, uint64_t max_items,
                         uint64_t now_ns, uint64_t *r_bytes);
