@@ -16,7 +16,8 @@
  * store the reference's totals as the metrics hits, misses, miss_ratio and
  * byte_miss_ratio.  And `exact` is a claim the run checks: a preset that
  * says exact = lru but trims on a timer, uses another policy, or counts
- * more than the object's bytes is refused.
+ * more than the object's bytes is refused.  A count limit also holds under
+ * the periodic trim.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 
 #include "check.h"
 #include "sim/base/config.h"
+#include "sim/evq.h"
 #include "sim/run.h"
 #include "sim/schema.h"
 #include "traces/trace.h"
@@ -357,9 +359,56 @@ static void test_exact_checked(void)
     rs_config_free(cfg);
 }
 
+/* A count limit under the periodic trim: each pass leaves at most the
+ * limit, a pass is due only when the count (not the 0 byte limit) is over,
+ * and kv_cache_limit = 0 beside it bounds nothing (the cache is not
+ * emptied). */
+static void test_count_periodic(void)
+{
+    static rs_rec recs[RECORDS];
+    static const char *sets[] = { "trim=periodic", "trim_interval=5us", "kv_cache_limit=0",
+                                  "kv_cache_limit_objects=50", "exact=none", NULL };
+    rs_config *cfg = preset_config("kv-lru", sets);
+    model m;
+    rs_err err;
+    uint64_t passes = 0, bad_after = 0, low_after = 0, most = 0;
+
+    make_trace(5, 200000, recs);
+    CHECK_MSG(model_open(&m, cfg, &err) == 0, "%s", err.msg);
+    for (int i = 0; i < RECORDS && m.state; i++) {
+        rs_daemon_stats st;
+        while (rs_evq_next_ns(&m.eng.q) <= recs[i].t_ns) {
+            rs_event ev;
+            CHECK(rs_evq_pop(&m.eng.q, &ev, &err) == 0);
+            m.eng.now_ns = ev.t_ns;
+            ev.fn(ev.ctx, ev.t_ns);
+            m.c.daemon->stats(m.state, &st);
+            passes++;
+            bad_after += st.items_count > 50;
+            low_after += i > RECORDS / 2 && st.items_count < 45;
+        }
+        m.eng.now_ns = recs[i].t_ns;
+        CHECK(m.c.daemon->op(m.state, &recs[i], NULL, &err) == 0);
+        m.c.daemon->stats(m.state, &st);
+        if (st.items_count > most)
+            most = st.items_count;
+    }
+    rs_daemon_stats st;
+    m.c.daemon->stats(m.state, &st);
+    CHECK_MSG(passes > 1000 && st.trim.trims_count > 100, "passes %llu trims %llu",
+              (unsigned long long)passes, (unsigned long long)st.trim.trims_count);
+    CHECK_MSG(bad_after == 0, "%llu passes left more than 50 objects", (unsigned long long)bad_after);
+    CHECK_MSG(low_after == 0, "%llu passes left the cache under 45 objects", (unsigned long long)low_after);
+    CHECK_MSG(most > 50 && most <= 56, "at most %llu objects between passes of 5 records",
+              (unsigned long long)most);
+    model_close(&m);
+    rs_config_free(cfg);
+}
+
 int main(void)
 {
     test_sequences();
+    test_count_periodic();
     test_run_metrics();
     test_exact_checked();
     return check_done();
