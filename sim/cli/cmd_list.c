@@ -133,7 +133,7 @@ static int list_presets(void)
         free(names[i]);
     }
     free(names);
-    printf("  (exact=P: the preset is an exact P cache simulator, checked when a run starts; "
+    printf("(exact=P: the preset is an exact P cache simulator, checked when a run starts; "
            "docs/models.md)\n");
     return 0;
 }

@@ -70,4 +70,8 @@ expect_status 0 "list presets" "$RSSIM" list presets
 stdout_has "kv-lru is exact" "^  kv-lru  *exact=lru "
 stdout_has "kv-fifo is exact" "^  kv-fifo  *exact=fifo "
 stdout_has "kv-small is not" "^  kv-small  *exact=- "
+# the shell completion takes the indented first words as preset names
+check "list presets: the indented lines are the presets" test \
+  "$(awk '/^  / { print $1 }' "$T/out" | sort | tr '\n' ' ')" = \
+  "$(ls "$SRC/models/presets" | sed -n 's/\.conf$//p' | sort | tr '\n' ' ')"
 finish
