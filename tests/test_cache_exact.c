@@ -16,7 +16,8 @@
  * store the reference's totals as the metrics hits, misses, miss_ratio and
  * byte_miss_ratio.  And `exact` is a claim the run checks: a preset that
  * says exact = lru but trims on a timer, uses another policy, or counts
- * more than the object's bytes is refused.  A count limit also holds under
+ * more than the object's bytes is refused, and so is a PIN record (an
+ * exact cache has no pinned objects).  A count limit also holds under
  * the periodic trim.
  */
 #include <stdio.h>
@@ -349,6 +350,21 @@ static void test_exact_checked(void)
     refused("kv-fifo", periodic, "trim=on-insert");
     refused("kv-lru", layout, "accounted bytes are the object's");
     refused("kv-lru", autotune, "kv_cache_limit_objects");
+    /* a pin has no place in an exact cache: refused, not obeyed */
+    {
+        static const char *none0[] = { NULL };
+        rs_config *c = preset_config("kv-lru", none0);
+        model m;
+        rs_err err = { 0 };
+        rs_rec get = { .t_ns = 1, .key = 7, .size_bytes = 100, .op = RS_OP_GET };
+        rs_rec pin = { .t_ns = 2, .key = 7, .size_bytes = 100, .op = RS_OP_PIN };
+        CHECK(model_open(&m, c, &err) == 0);
+        CHECK(m.c.daemon->op(m.state, &get, NULL, &err) == 0);
+        int rc = m.c.daemon->op(m.state, &pin, NULL, &err);
+        CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, "exact=none"), "PIN: rc %d '%s'", rc, err.msg);
+        model_close(&m);
+        rs_config_free(c);
+    }
     /* and the presets as written are what they say */
     static const char *none[] = { NULL };
     rs_config *cfg = preset_config("kv-lru", none);

@@ -32,6 +32,7 @@ typedef struct kv {
     uint64_t limit_bytes, base_bytes;
     uint64_t limit_objects; /* kv_cache_limit_objects; 0: no count limit */
     int bytes_bound;        /* the byte limit applies (not count-only) */
+    int exact;              /* exact != none: PIN/UNPIN are refused (a pin is no LRU's) */
     rs_cache_hits hits;     /* GETs */
     uint64_t accounted_peak_bytes, items_peak_count;
     uint32_t nthreads;    /* kv_threads: record.thread is taken modulo this */
@@ -239,12 +240,18 @@ static int apply(kv *k, const rs_rec *rec, uint64_t h, rs_err *err)
             drop(k, slot, rec->thread, rec->t_ns, NULL);
         return 0;
     case RS_OP_PIN:
+    case RS_OP_UNPIN:
+        if (k->exact)
+            return rs_fail(err, RS_EINPUT, "op %s at t_ns %llu: an exact cache (exact = %s) has no "
+                           "pinned objects; replay it with exact=none", rs_op_name(rec->op),
+                           (unsigned long long)rec->t_ns, k->cache.ops->name);
+        if (rec->op == RS_OP_UNPIN) {
+            if (s)
+                k->cache.ops->unpin(k->cache.state, id);
+            return 0;
+        }
         if (s)
             k->cache.ops->pin(k->cache.state, id);
-        return 0;
-    case RS_OP_UNPIN:
-        if (s)
-            k->cache.ops->unpin(k->cache.state, id);
         return 0;
     default:
         return rs_fail(err, RS_EINPUT, "daemon kv cannot replay op %u ('%s') at t_ns %llu",
@@ -312,7 +319,7 @@ static const rs_daemon_slot slots[] = {
  * policy of that name, a trim to the limit after every insert and never
  * else (rs_trim_ops.exact), and a layout whose accounted bytes are the
  * object's bytes, so the limit is on object bytes as in libCacheSim. */
-static int check_exact(const kv *k, const rs_daemon_env *env, rs_err *err)
+static int check_exact(kv *k, const rs_daemon_env *env, rs_err *err)
 {
     const char *want = rs_config_string(env->cfg, "exact");
     const rs_trim_ops *tops = env->parts[SLOT_TRIM];
@@ -321,6 +328,7 @@ static int check_exact(const kv *k, const rs_daemon_env *env, rs_err *err)
 
     if (!strcmp(want, "none"))
         return 0;
+    k->exact = 1;
     if (strcmp(k->cache.ops->name, want)) {
         snprintf(buf, sizeof buf, "needs cache=%s (this run: cache=%s)", want, k->cache.ops->name);
         why = buf;
