@@ -17,7 +17,7 @@
 #include "../traces/trace.h"
 
 extern const rs_alloc_ops rs_alloc_ideal, rs_alloc_jemalloc, rs_alloc_glibc, rs_alloc_tcmalloc;
-extern const rs_cache_ops rs_cache_lru, rs_cache_lru_mid, rs_cache_bluestore_onode_lru, rs_cache_bluestore_2q,
+extern const rs_cache_ops rs_cache_lru, rs_cache_fifo, rs_cache_lru_mid, rs_cache_bluestore_onode_lru, rs_cache_bluestore_2q,
     rs_cache_rocksdb_lru;
 extern const rs_layout_ops rs_layout_kv_object, rs_layout_kv_map;
 extern const rs_layout_ops rs_layout_mds_luminous, rs_layout_mds_pr19954, rs_layout_mds_octopus;
@@ -37,7 +37,7 @@ extern const rs_gen_ops rs_gen_kv, rs_gen_alloc, rs_gen_fio, rs_gen_kernel_build
     }
 
 REGISTRY(rs_reg_alloc, "allocator", "alloc", rs_alloc_ops, &rs_alloc_ideal, &rs_alloc_jemalloc, &rs_alloc_glibc, &rs_alloc_tcmalloc);
-REGISTRY(rs_reg_cache, "cache policy", "cache", rs_cache_ops, &rs_cache_lru, &rs_cache_lru_mid,
+REGISTRY(rs_reg_cache, "cache policy", "cache", rs_cache_ops, &rs_cache_lru, &rs_cache_fifo, &rs_cache_lru_mid,
          &rs_cache_bluestore_onode_lru, &rs_cache_bluestore_2q, &rs_cache_rocksdb_lru);
 REGISTRY(rs_reg_layout, "layout", "layout", rs_layout_ops, &rs_layout_kv_object, &rs_layout_kv_map, &rs_layout_mds_luminous, &rs_layout_mds_pr19954, &rs_layout_mds_octopus,
          &rs_layout_mds_pacific, &rs_layout_mds_quincy, &rs_layout_mds_reef, &rs_layout_mds_squid,

@@ -27,7 +27,9 @@ static const struct {
     const char *preset, *key; /* NULL key: nothing to plan */
 } expected[] = {
     { "alloc-replay", NULL },
+    { "kv-fifo", "kv_cache_limit" },
     { "kv-ideal", "kv_cache_limit" },
+    { "kv-lru", "kv_cache_limit" },
     { "kv-small", "kv_cache_limit" },
     { "mds-luminous", "mds_cache_memory_limit" },
     { "mds-octopus", "mds_cache_memory_limit" },

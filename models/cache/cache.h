@@ -102,4 +102,24 @@ typedef struct rs_cache {
     void *state;
 } rs_cache;
 
+/* A cache's lookups as a cache simulator counts them (libCacheSim
+ * bin/cachesim/sim.c: a request is a hit or a miss, and its requested
+ * bytes go to hit_bytes or miss_bytes).  What one lookup is, is the
+ * daemon's to say (docs/models.md, "Hits and misses"). */
+typedef struct rs_cache_hits {
+    uint64_t hits, misses;
+    uint64_t hit_bytes, miss_bytes;
+} rs_cache_hits;
+
+static inline void rs_cache_count(rs_cache_hits *h, int hit, uint64_t bytes)
+{
+    if (hit) {
+        h->hits++;
+        h->hit_bytes += bytes;
+    } else {
+        h->misses++;
+        h->miss_bytes += bytes;
+    }
+}
+
 #endif

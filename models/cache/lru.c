@@ -7,6 +7,9 @@
  * walks past them (Ceph's lru.h moves them to a pintail for the same
  * reason); unpin puts them back at the head, as a fresh use.  O(1) per call;
  * 8 bytes + 1 bit per object id.
+ *
+ * "fifo" is the same list where a use moves nothing: the victim is the
+ * object inserted first (libCacheSim FIFO: a hit updates no queue).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +191,29 @@ const rs_cache_ops rs_cache_lru = {
     .destroy = lru_destroy,
     .insert = lru_insert,
     .touch = lru_touch,
+    .remove = lru_remove,
+    .pin = lru_pin,
+    .unpin = lru_unpin,
+    .victim = lru_victim,
+    .prefetch = lru_prefetch,
+    .next_victim = lru_next_victim,
+    .count = lru_count,
+};
+
+static void fifo_touch(void *state, rs_oid id)
+{
+    (void)state;
+    (void)id;
+}
+
+const rs_cache_ops rs_cache_fifo = {
+    .name = "fifo",
+    .doc = "first in first out: a hit moves nothing, the oldest insert goes first; pinned objects skipped",
+    .params = NULL,
+    .create = lru_create,
+    .destroy = lru_destroy,
+    .insert = lru_insert,
+    .touch = fifo_touch,
     .remove = lru_remove,
     .pin = lru_pin,
     .unpin = lru_unpin,

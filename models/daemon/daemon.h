@@ -14,6 +14,7 @@
 #define RS_DAEMON_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../../sim/base/config.h"
 #include "../../sim/engine.h"
@@ -21,6 +22,7 @@
 #include "../../sim/base/result.h"
 #include "../../traces/trace.h"
 #include "../alloc/alloc.h"
+#include "../cache/cache.h"
 #include "../trim/trim.h"
 
 /* The kinds of component a daemon can be built from. */
@@ -61,6 +63,7 @@ typedef struct rs_daemon_stats {
     uint64_t accounted_peak_bytes; /* highest accounted_bytes seen, at any instant */
     uint64_t items_peak_count;
     rs_trim_stats trim;
+    rs_cache_hits hits;            /* the daemon's lookups so far (docs/models.md) */
 } rs_daemon_stats;
 
 /* A rule of thumb operators size the daemon by: RSS ~ factor x limit (up
@@ -103,5 +106,36 @@ typedef struct rs_daemon_ops {
      * rs_result_set_metric.  Called once, after the last sample at end_ns. */
     int (*metrics)(const void *state, uint64_t end_ns, rs_result *res, rs_err *err);
 } rs_daemon_ops;
+
+/* The run metrics of one cache's lookups: PREFIXhits, PREFIXmisses and,
+ * when there was a lookup, PREFIXmiss_ratio = misses / (hits + misses)
+ * and PREFIXbyte_miss_ratio = miss_bytes / (hit_bytes + miss_bytes)
+ * (when any bytes were asked for); prefix "" for the daemon's own. */
+static inline int rs_daemon_hit_metrics(rs_result *res, const char *prefix, const rs_cache_hits *h,
+                                        rs_err *err)
+{
+    char name[48];
+    int rc;
+    snprintf(name, sizeof name, "%shits", prefix);
+    if ((rc = rs_result_set_metric(res, name, (double)h->hits, err)))
+        return rc;
+    snprintf(name, sizeof name, "%smisses", prefix);
+    if ((rc = rs_result_set_metric(res, name, (double)h->misses, err)))
+        return rc;
+    if (h->hits + h->misses) {
+        snprintf(name, sizeof name, "%smiss_ratio", prefix);
+        if ((rc = rs_result_set_metric(res, name, (double)h->misses / (double)(h->hits + h->misses),
+                                       err)))
+            return rc;
+    }
+    if (h->hit_bytes + h->miss_bytes) {
+        snprintf(name, sizeof name, "%sbyte_miss_ratio", prefix);
+        if ((rc = rs_result_set_metric(res, name,
+                                       (double)h->miss_bytes / (double)(h->hit_bytes + h->miss_bytes),
+                                       err)))
+            return rc;
+    }
+    return 0;
+}
 
 #endif

@@ -3,12 +3,18 @@
  * (libCacheSim style).  GET hits touch, GET misses insert the object (as a
  * read-through cache does), SET inserts or replaces, DEL removes, PIN/UNPIN
  * hold an object out of trimming.  The cache counts what its layout marks
- * tracked and is kept near kv_cache_limit by the run's trim policy.
+ * tracked and is kept near kv_cache_limit (and at most
+ * kv_cache_limit_objects objects, when set) by the run's trim policy.
+ * Every GET is a hit or a miss; an object whose accounted bytes exceed
+ * kv_cache_limit is not admitted (libCacheSim cache_can_insert_default), so
+ * it stays a miss and flushes nothing (docs/models.md, "Hits and misses").
  *
  * Keys are found through an rs_idmap (sim/idmap.h): a hit on a small key
  * reads its slot and no object record.  11 to 21 bytes per object.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../cache/cache.h"
 #include "../cache/lookahead.h"
@@ -24,6 +30,10 @@ typedef struct kv {
     rs_trim_target target;
     rs_trim_stats trim_stats;
     uint64_t limit_bytes, base_bytes;
+    uint64_t limit_objects; /* kv_cache_limit_objects; 0: no count limit */
+    int bytes_bound;        /* the byte limit applies (not count-only) */
+    int exact;              /* exact != none: PIN/UNPIN are refused (a pin is no LRU's) */
+    rs_cache_hits hits;     /* GETs */
     uint64_t accounted_peak_bytes, items_peak_count;
     uint32_t nthreads;    /* kv_threads: record.thread is taken modulo this */
     uint32_t op_thread;   /* the thread of the record being applied */
@@ -33,7 +43,16 @@ typedef struct kv {
 
 static const rs_param params[] = {
     { .key = "kv_cache_limit", .type = RS_PT_SIZE, .def = "64M",
-      .doc = "the cache's limit on accounted bytes (what trims aim for)" },
+      .doc = "the cache's limit on accounted bytes (what trims aim for); an object whose accounted "
+             "bytes exceed it is not admitted. 0 with kv_cache_limit_objects set: no byte limit" },
+    { .key = "kv_cache_limit_objects", .type = RS_PT_INT, .def = "0",
+      .doc = "the cache's limit on objects (0: none); with kv_cache_limit also set the cache "
+             "holds at most both (trims evict while either is exceeded)",
+      .range = "[0, 4294967295]" },
+    { .key = "exact", .type = RS_PT_STRING, .def = "none", .choices = "none|lru|fifo",
+      .doc = "the run must be an exact LRU or FIFO cache simulator (cache policy of that name, "
+             "a trim on every insert and at no other time, accounted bytes = object bytes); "
+             "checked when the run starts" },
     { .key = "kv_threads", .type = RS_PT_INT, .def = "1",
       .doc = "worker threads: a record runs on thread (its thread mod kv_threads); timer trims "
              "free on one more thread of their own, as Ceph's trimming threads do",
@@ -77,6 +96,18 @@ static uint64_t limit_bytes(void *ctx)
     return ((kv *)ctx)->limit_bytes;
 }
 
+/* Past a byte target (when bytes bound the cache) or the object limit. */
+static int over_(const kv *k, uint64_t target_bytes)
+{
+    return (k->bytes_bound && k->objs.accounted_bytes > target_bytes) ||
+           (k->limit_objects && k->objs.live_count > k->limit_objects);
+}
+
+static int over(void *ctx, uint64_t limit)
+{
+    return over_(ctx, limit);
+}
+
 /* What evicting id touches, by stage (models/cache/lookahead.h): its links
  * and object record, then its key slot and allocator page-map entries,
  * then the allocator's slab blocks. */
@@ -95,7 +126,8 @@ static void trim_prefetch(const void *ctx, rs_oid id, int stage)
     }
 }
 
-/* Evict LRU victims down to target_bytes, prefetching the ones after. */
+/* Evict the policy's victims down to target_bytes and the object limit,
+ * prefetching the ones after. */
 static uint64_t trim_to(void *ctx, uint64_t target_bytes, uint64_t max_items, uint64_t now_ns,
                         uint64_t *r_bytes)
 {
@@ -104,7 +136,7 @@ static uint64_t trim_to(void *ctx, uint64_t target_bytes, uint64_t max_items, ui
     rs_lookahead ahead = { .n = 0 };
     uint64_t items = 0;
 
-    while (k->objs.accounted_bytes > target_bytes && (!max_items || items < max_items)) {
+    while (over_(k, target_bytes) && (!max_items || items < max_items)) {
         rs_oid id = cops->victim(k->cache.state);
         if (id == RS_OID_NONE)
             break;
@@ -117,10 +149,18 @@ static uint64_t trim_to(void *ctx, uint64_t target_bytes, uint64_t max_items, ui
     return items;
 }
 
+/* Insert rec's object, unless it is larger than the cache: an object whose
+ * accounted bytes exceed the byte limit is not admitted (libCacheSim
+ * cache_can_insert_default: obj_size > cache_size), so it neither enters
+ * nor evicts anything. */
 static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *err)
 {
     rs_oid id;
     int rc;
+
+    if (k->bytes_bound && rec->size_bytes > 0 && rec->size_bytes < UINT32_MAX &&
+        rs_objects_accounted_of(&k->objs, rec->size_bytes, 0) > k->limit_bytes)
+        return 0;
 
     uint64_t before = k->keys.mask;
     if ((rc = rs_idmap_reserve(&k->keys, err)))
@@ -179,6 +219,7 @@ static int apply(kv *k, const rs_rec *rec, uint64_t h, rs_err *err)
 
     switch (rec->op) {
     case RS_OP_GET:
+        rs_cache_count(&k->hits, s, rec->size_bytes);
         if (s) {
             k->cache.ops->touch(k->cache.state, id);
             return 0;
@@ -199,12 +240,18 @@ static int apply(kv *k, const rs_rec *rec, uint64_t h, rs_err *err)
             drop(k, slot, rec->thread, rec->t_ns, NULL);
         return 0;
     case RS_OP_PIN:
+    case RS_OP_UNPIN:
+        if (k->exact)
+            return rs_fail(err, RS_EINPUT, "op %s at t_ns %llu: an exact cache (exact = %s) has no "
+                           "pinned objects; replay it with exact=none", rs_op_name(rec->op),
+                           (unsigned long long)rec->t_ns, k->cache.ops->name);
+        if (rec->op == RS_OP_UNPIN) {
+            if (s)
+                k->cache.ops->unpin(k->cache.state, id);
+            return 0;
+        }
         if (s)
             k->cache.ops->pin(k->cache.state, id);
-        return 0;
-    case RS_OP_UNPIN:
-        if (s)
-            k->cache.ops->unpin(k->cache.state, id);
         return 0;
     default:
         return rs_fail(err, RS_EINPUT, "daemon kv cannot replay op %u ('%s') at t_ns %llu",
@@ -268,6 +315,42 @@ static const rs_daemon_slot slots[] = {
     { { .key = NULL }, 0 },
 };
 
+/* exact = lru|fifo holds only if the run is that cache simulator: the
+ * policy of that name, a trim to the limit after every insert and never
+ * else (rs_trim_ops.exact), and a layout whose accounted bytes are the
+ * object's bytes, so the limit is on object bytes as in libCacheSim. */
+static int check_exact(kv *k, const rs_daemon_env *env, rs_err *err)
+{
+    const char *want = rs_config_string(env->cfg, "exact");
+    const rs_trim_ops *tops = env->parts[SLOT_TRIM];
+    const char *why = NULL;
+    char buf[200];
+
+    if (!strcmp(want, "none"))
+        return 0;
+    k->exact = 1;
+    if (strcmp(k->cache.ops->name, want)) {
+        snprintf(buf, sizeof buf, "needs cache=%s (this run: cache=%s)", want, k->cache.ops->name);
+        why = buf;
+    } else if (!tops->exact) {
+        snprintf(buf, sizeof buf, "needs a trim on every insert and at no other time, trim=on-insert "
+                 "(this run: trim=%s)", tops->name);
+        why = buf;
+    } else {
+        static const uint64_t sizes[] = { 1, 100, 4096, 1000000 };
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            if (rs_objects_accounted_of(&k->objs, sizes[i], 0) != sizes[i]) {
+                snprintf(buf, sizeof buf, "needs a layout whose accounted bytes are the object's "
+                         "(layout=kv-object, or kv-map with kv_containers_tracked=false; this "
+                         "run: an object of %llu bytes accounts %llu)", (unsigned long long)sizes[i],
+                         (unsigned long long)rs_objects_accounted_of(&k->objs, sizes[i], 0));
+                why = buf;
+                break;
+            }
+    }
+    return why ? rs_config_bad_value(env->cfg, "exact", why, err) : 0;
+}
+
 static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
 {
     int rc;
@@ -276,10 +359,13 @@ static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     if (!k)
         return rs_fail(err, RS_ENOMEM, "out of memory for daemon kv");
     k->limit_bytes = rs_config_size(env->cfg, "kv_cache_limit");
+    k->limit_objects = (uint64_t)rs_config_int(env->cfg, "kv_cache_limit_objects");
+    k->bytes_bound = !(k->limit_objects && !k->limit_bytes);
     k->nthreads = (uint32_t)rs_config_int(env->cfg, "kv_threads");
     k->base_bytes = rs_config_size(env->cfg, "base_bytes");
     k->target = (rs_trim_target){
         .ctx = k, .used_bytes = used_bytes, .limit_bytes = limit_bytes, .trim_to = trim_to,
+        .over = over,
     };
     if ((rc = rs_objects_init(&k->objs, env->parts[SLOT_LAYOUT], env->cfg, env->alloc, err)))
         goto fail;
@@ -288,6 +374,16 @@ static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         k->cache.ops = NULL;
         goto fail;
     }
+    const rs_trim_ops *tops = env->parts[SLOT_TRIM];
+    if (k->limit_objects && !tops->counts) {
+        char why[200];
+        snprintf(why, sizeof why, "trim policy '%s' bounds bytes only; an object limit needs "
+                 "trim=periodic or trim=on-insert", tops->name);
+        rc = rs_config_bad_value(env->cfg, "kv_cache_limit_objects", why, err);
+        goto fail;
+    }
+    if ((rc = check_exact(k, env, err)))
+        goto fail;
     if ((rc = rs_idmap_init(&k->keys, 1024, err)) ||
         (rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &k->target,
                              &k->trim_stats, &k->trim, err)))
@@ -311,7 +407,15 @@ static void kv_stats(const void *state, rs_daemon_stats *r)
         .accounted_peak_bytes = k->accounted_peak_bytes,
         .items_peak_count = k->items_peak_count,
         .trim = k->trim_stats,
+        .hits = k->hits,
     };
+}
+
+static int kv_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_err *err)
+{
+    const kv *k = state;
+    (void)end_ns;
+    return rs_daemon_hit_metrics(res, "", &k->hits, err);
 }
 
 const rs_daemon_ops rs_daemon_kv = {
@@ -326,4 +430,5 @@ const rs_daemon_ops rs_daemon_kv = {
     .op = kv_op,
     .prefetch = kv_prefetch,
     .stats = kv_stats,
+    .metrics = kv_metrics,
 };

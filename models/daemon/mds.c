@@ -149,6 +149,7 @@ typedef struct mds {
     uint64_t accounted_peak_bytes, items_peak_count;
     uint64_t bad[BAD_KINDS];
     uint64_t recalls, caps_recalled, caps_released, caps_evicted, heap_releases, loads;
+    rs_cache_hits hits;   /* requests on an existing inode: its dentry+inode cached or loaded */
     int trimming;
     int failed;               /* an allocation failed inside a timer */
 } mds;
@@ -909,11 +910,21 @@ static int op_access(mds *m, client *c, const rs_rec *rec, rs_err *err)
     }
     if ((rc = request(m, c, 0, rec->t_ns, err)))
         return rc;
-    if (m->ino[idx].oid == NIL && idx != ROOT) {
+    /* a hit: the inode's dentry+inode is cached (the root always is);
+     * its bytes are what the layout accounts for that object, and a miss
+     * also counts the ancestors its load brought in */
+    int hit = m->ino[idx].oid != NIL || idx == ROOT;
+    uint64_t before = accounted(m);
+    if (!hit) {
         m->loads++;
         if ((rc = load(m, idx, T_DISPATCH, rec->t_ns, err)))
             return rc;
     }
+    uint64_t bytes = hit ? idx == ROOT ? 0
+                               : rs_objects_accounted_of(&m->objs, m->objs.obj[m->ino[idx].oid].bytes,
+                                                         m->objs.obj[m->ino[idx].oid].aux)
+                         : accounted(m) - before;
+    rs_cache_count(&m->hits, hit, bytes);
     if (rec->op == RS_OP_LOOKUP && idx != ROOT)
         rs_lru_mid_touch(&m->lru, m->ino[idx].oid); /* path_traverse touches the dentry */
     if (rec->op == RS_OP_READDIR && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err)))
@@ -1109,6 +1120,7 @@ static void mds_stats(const void *state, rs_daemon_stats *r)
         .accounted_peak_bytes = m->accounted_peak_bytes,
         .items_peak_count = m->items_peak_count,
         .trim = m->trim_stats,
+        .hits = m->hits,
     };
 }
 
@@ -1141,6 +1153,8 @@ static int mds_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0] && !rc; i++)
         rc = rs_result_set_metric(res, v[i].name, v[i].value, err);
+    if (!rc)
+        rc = rs_daemon_hit_metrics(res, "", &m->hits, err);
     return rc ? rc : rs_mds_base_metrics(m->base, res, err);
 }
 

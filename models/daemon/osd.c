@@ -92,6 +92,7 @@ typedef struct osd {
     /* results */
     rs_trim_stats trim;
     uint64_t skipped, reads, writes, buf_hits, onode_hits;
+    rs_cache_hits onode_h, buffer_h; /* every op's onode lookup; every READ's buffer lookup */
 } osd;
 
 static const rs_param params[] = {
@@ -390,6 +391,7 @@ static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32
     /* h: the object's hash, which the service computed for its PG */
     uint32_t id = rs_idmap_id(&o->onodes, rs_idmap_probe(&o->onodes, object, h, obj_key, o));
     int rc;
+    rs_cache_count(&o->onode_h, id != NONE, o->onode_bytes + o->extra_bytes);
     if (id != NONE) {
         o->onode_hits++;
         o->oc->touch(o->onode_cache.state, id);
@@ -488,6 +490,7 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
         return 0;
     }
     o->reads++;
+    rs_cache_count(&o->buffer_h, cached, rec->size_bytes);
     if (cached) {
         o->buf_hits++;
         o->bc->touch(o->buffer_cache.state, b); /* 2Q: hot to the front, warm_in nothing */
@@ -829,6 +832,10 @@ static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
         rc = rs_result_set_metric(res, m[i].name, m[i].v, err);
+    if (!rc)
+        rc = rs_daemon_hit_metrics(res, "onode_", &o->onode_h, err);
+    if (!rc)
+        rc = rs_daemon_hit_metrics(res, "buffer_", &o->buffer_h, err);
     return rc;
 }
 

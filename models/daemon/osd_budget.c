@@ -71,6 +71,7 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "daemon.h"
 
 #define NONE UINT32_MAX
 #define MAX_CFS 64
@@ -119,6 +120,7 @@ struct rs_osd_budget {
     uint64_t block_bytes, onodes_per_block;
     uint32_t cur_thread;
     uint64_t kv_hits, kv_misses, kv_evictions;
+    rs_cache_hits block_hits; /* onode-key block lookups, block_bytes each */
     /* memtables */
     cf cfs[MAX_CFS];
     memtable *live;
@@ -196,6 +198,7 @@ int rs_osd_budget_onode_read(rs_osd_budget *b, uint64_t object, uint32_t thread,
     uint32_t id = rs_idmap_id(&b->idx, slot);
     const rs_cache_ops *ops = b->ops;
     int rc;
+    rs_cache_count(&b->block_hits, id != NONE, b->block_bytes);
     if (id != NONE) {
         b->kv_hits++;
         ops->touch(b->cache[c].state, id);
@@ -619,5 +622,5 @@ int rs_osd_budget_metrics(const rs_osd_budget *b, rs_result *res, rs_err *err)
     int rc = 0;
     for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
         rc = rs_result_set_metric(res, m[i].name, m[i].v, err);
-    return rc;
+    return rc ? rc : rs_daemon_hit_metrics(res, "rocksdb_", &b->block_hits, err);
 }

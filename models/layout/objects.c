@@ -108,6 +108,17 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
     return 0;
 }
 
+uint64_t rs_objects_accounted_of(const rs_objects *o, uint64_t bytes, uint32_t aux)
+{
+    rs_part parts[RS_LAYOUT_MAX_PARTS];
+    uint64_t accounted = 0;
+    unsigned n = o->layout.ops->parts(o->layout.state, bytes, aux, parts);
+    for (unsigned i = 0; i < n; i++)
+        if (parts[i].tracked)
+            accounted += parts[i].size_bytes;
+    return accounted;
+}
+
 uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_ns)
 {
     rs_part parts[RS_LAYOUT_MAX_PARTS];

@@ -54,6 +54,9 @@ void rs_objects_release(rs_objects *o);
 int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
                    uint32_t thread, uint64_t now_ns, rs_oid *r_id, uint64_t *r_accounted,
                    rs_err *err);
+/* The accounted bytes an object of bytes (and aux) would add, without
+ * making it: what a cache compares with its limit before admitting it. */
+uint64_t rs_objects_accounted_of(const rs_objects *o, uint64_t bytes, uint32_t aux);
 /* The object dies: free its allocations.  Returns its accounted bytes. */
 uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_ns);
 

@@ -36,7 +36,7 @@ static void after_insert(void *state, uint64_t now_ns)
 {
     on_insert *p = state;
     uint64_t limit = p->tgt->limit_bytes(p->tgt->ctx);
-    if (p->tgt->used_bytes(p->tgt->ctx) > limit)
+    if (rs_trim_over(p->tgt, limit))
         rs_trim_apply(p->tgt, p->stats, limit, 0, now_ns);
 }
 
@@ -44,6 +44,8 @@ const rs_trim_ops rs_trim_on_insert = {
     .name = "on-insert",
     .doc = "trim to the limit right after an insert passes it (BlueStore trim-on-add, Octopus+)",
     .params = NULL,
+    .counts = 1,
+    .exact = 1,
     .create = create,
     .destroy = destroy,
     .after_insert = after_insert,

@@ -29,7 +29,7 @@ static void fire(void *ctx, uint64_t now_ns)
 {
     periodic *p = ctx;
     uint64_t limit = p->tgt->limit_bytes(p->tgt->ctx);
-    if (p->tgt->used_bytes(p->tgt->ctx) > limit)
+    if (rs_trim_over(p->tgt, limit))
         rs_trim_apply(p->tgt, p->stats, limit, 0, now_ns);
 }
 
@@ -60,6 +60,7 @@ const rs_trim_ops rs_trim_periodic = {
     .name = "periodic",
     .doc = "trim to the limit every trim_interval (Luminous BlueStore MempoolThread, MDS tick)",
     .params = params,
+    .counts = 1,
     .create = create,
     .destroy = destroy,
     .after_insert = NULL,

@@ -49,11 +49,17 @@ typedef struct rs_trim_target {
     void *ctx;
     uint64_t (*used_bytes)(void *ctx);  /* accounted bytes now */
     uint64_t (*limit_bytes)(void *ctx); /* the configured limit */
-    /* Evict until used <= target_bytes, or max_items were evicted (0: no
-     * cap), or nothing unpinned is left.  Returns items evicted; adds the
+    /* Evict until used <= target_bytes (and the target's other bounds, see
+     * over, hold), or max_items were evicted (0: no cap), or nothing
+     * unpinned is left.  Returns items evicted; adds the
      * accounted bytes freed to *r_bytes. */
     uint64_t (*trim_to)(void *ctx, uint64_t target_bytes, uint64_t max_items,
                         uint64_t now_ns, uint64_t *r_bytes);
+    /* Optional (NULL: used_bytes > limit): whether the cache is past
+     * limit_bytes or any other bound it has (the kv daemon's object count,
+     * kv_cache_limit_objects); a policy with rs_trim_ops.counts asks this,
+     * not used_bytes, before a pass. */
+    int (*over)(void *ctx, uint64_t limit_bytes);
     /* Optional (NULL: not known): the process heap's mapped bytes as the
      * allocator reports them (tcmalloc heap_size - unmapped), which the
      * autotune policy steers by. */
@@ -111,6 +117,14 @@ typedef struct rs_trim_ops {
     const char *doc;
     const rs_param *params;
     unsigned needs; /* the target kind it trims: RS_TRIM_BYTES (0) or RS_TRIM_SHARDS */
+    /* It decides a pass with rs_trim_over, so a target's other bounds (an
+     * object count) are honoured; a daemon with such a bound refuses a
+     * policy without it. */
+    int counts;
+    /* It trims to the limit after every insert and at no other time, so the
+     * cache never holds more than its limit once an insert is done: the
+     * eviction order is the cache policy's alone (what `exact` presets need). */
+    int exact;
 
     /* Build the policy for tgt; it may arm timers on eng.  stats is owned
      * by the caller and outlives the policy. */
@@ -147,6 +161,12 @@ static inline uint64_t rs_trim_apply(const rs_trim_target *tgt, rs_trim_stats *s
     stats->trimmed_bytes += bytes;
     stats->last_trim_ns = now_ns;
     return items;
+}
+
+/* Whether tgt is past limit_bytes or another bound it has. */
+static inline int rs_trim_over(const rs_trim_target *tgt, uint64_t limit_bytes)
+{
+    return tgt->over ? tgt->over(tgt->ctx, limit_bytes) : tgt->used_bytes(tgt->ctx) > limit_bytes;
 }
 
 /* Create the policy ops for tgt (r_trim->ops is NULL after a failure). */

@@ -31,8 +31,8 @@
 
 #define MAX_KEYS 16
 
-enum { C_RSS_STEADY, C_RSS_PEAK, C_OV_STEADY, C_OV_PEAK, C_X, C_TRIMS, C_IOPS, C_P50, C_P99,
-       C_COUNT };
+enum { C_RSS_STEADY, C_RSS_PEAK, C_OV_STEADY, C_OV_PEAK, C_X, C_TRIMS, C_MISS, C_IOPS, C_P50,
+       C_P99, C_COUNT };
 
 typedef enum { U_BYTES, U_RATIO, U_COUNT, U_NS } unit_kind;
 
@@ -46,6 +46,7 @@ static const struct {
     [C_OV_PEAK] = { "overshoot_max", "overshoot peak", U_RATIO },
     [C_X] = { "x_steady", "x steady", U_RATIO },
     [C_TRIMS] = { "trims_count", "trims", U_COUNT },
+    [C_MISS] = { "miss_ratio", "miss ratio", U_RATIO },
     [C_IOPS] = { "iops", "IOPS", U_COUNT },
     [C_P50] = { "latency_p50_ns", "latency p50", U_NS },
     [C_P99] = { "latency_p99_ns", "latency p99", U_NS },

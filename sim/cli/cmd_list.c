@@ -78,14 +78,17 @@ static int is_conf(const struct dirent *d)
 }
 
 /* A preset's description: its first line without "# " and the "NAME — "
- * it starts with (presets open with "# name — what it is"). */
-static void preset_doc(const char *dir, const char *file, char *r_doc, size_t cap)
+ * it starts with (presets open with "# name — what it is"); and the value
+ * of its `exact` key (the kv daemon checks it when a run starts), or "". */
+static void preset_doc(const char *dir, const char *file, char *r_doc, size_t cap, char *r_exact,
+                       size_t exact_cap)
 {
-    char path[4096], line[512] = "";
+    char path[4096], line[1100] = "";
     FILE *f;
     const char *s = line, *dash;
 
     r_doc[0] = '\0';
+    r_exact[0] = '\0';
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path || !(f = fopen(path, "r")))
         return;
     if (fgets(line, sizeof line, f)) {
@@ -94,6 +97,16 @@ static void preset_doc(const char *dir, const char *file, char *r_doc, size_t ca
         if ((dash = strstr(s, " \xe2\x80\x94 "))) /* " — " */
             s = dash + 5;
         snprintf(r_doc, cap, "%s", s);
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *k = line + strspn(line, " \t");
+        if (strncmp(k, "exact", 5) || !strchr(" \t=", k[5]))
+            continue;
+        k += 5 + strspn(k + 5, " \t");
+        if (*k != '=')
+            continue;
+        k += 1 + strspn(k + 1, " \t");
+        snprintf(r_exact, exact_cap, "%.*s", (int)strcspn(k, " \t\r\n#"), k);
     }
     fclose(f);
 }
@@ -112,13 +125,16 @@ static int list_presets(void)
     }
     printf("presets (in %s):\n", dir);
     for (int i = 0; i < n; i++) {
-        char doc[512];
+        char doc[512], exact[32];
         const char *file = names[i]->d_name;
-        preset_doc(dir, file, doc, sizeof doc);
-        printf("  %-20.*s %s\n", (int)(strlen(file) - 5), file, doc);
+        preset_doc(dir, file, doc, sizeof doc, exact, sizeof exact);
+        printf("  %-20.*s exact=%-5s %s\n", (int)(strlen(file) - 5), file,
+               exact[0] && strcmp(exact, "none") ? exact : "-", doc);
         free(names[i]);
     }
     free(names);
+    printf("(exact=P: the preset is an exact P cache simulator, checked when a run starts; "
+           "docs/models.md)\n");
     return 0;
 }
 

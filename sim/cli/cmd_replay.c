@@ -144,6 +144,28 @@ int cmd_replay(int argc, char **argv)
         printf("  health (osd)      %10.0f of %.0f checks RSS over osd_memory_target (max +%.1f MiB)\n",
                metric(&res, "health_rss_over_target_count"), metric(&res, "health_rss_checks_count"),
                metric(&res, "health_rss_over_target_peak_bytes") / 1048576.0);
+    /* lookups, per cache that counts them (docs/models.md, "Hits and misses") */
+    static const struct { const char *prefix, *label; } caches[] = {
+        { "", "hits" }, { "onode_", "onode hits" }, { "buffer_", "buffer hits" },
+        { "rocksdb_", "rocksdb hits" },
+    };
+    for (size_t i = 0; i < sizeof caches / sizeof caches[0]; i++) {
+        char name[48];
+        double hits, misses, ratio, bratio;
+        snprintf(name, sizeof name, "%shits", caches[i].prefix);
+        if (rs_result_metric(&res, name, &hits))
+            continue;
+        snprintf(name, sizeof name, "%smisses", caches[i].prefix);
+        misses = metric(&res, name);
+        printf("  %-17s %10.0f       misses %.0f", caches[i].label, hits, misses);
+        snprintf(name, sizeof name, "%smiss_ratio", caches[i].prefix);
+        if (rs_result_metric(&res, name, &ratio) == 0)
+            printf("  miss_ratio %.4f", ratio);
+        snprintf(name, sizeof name, "%sbyte_miss_ratio", caches[i].prefix);
+        if (rs_result_metric(&res, name, &bratio) == 0)
+            printf("  byte_miss_ratio %.4f", bratio);
+        printf("\n");
+    }
     double v;
     if (rs_result_metric(&res, "mds_cache_oversized_count", &v) == 0)
         printf("  MDS_CACHE_OVERSIZED %8.0f       episodes, %.1f s (cache > health threshold x "

@@ -43,15 +43,15 @@
 #define MAX_KEYS 16
 
 /* The key metrics of every table, in column order. */
-enum { K_LIMIT, K_RSS_STEADY, K_RSS_PEAK, K_OV_STEADY, K_OV_PEAK, K_X, K_TRIMS, K_IOPS, K_P50,
-       K_P99, K_COUNT };
+enum { K_LIMIT, K_RSS_STEADY, K_RSS_PEAK, K_OV_STEADY, K_OV_PEAK, K_X, K_TRIMS, K_MISS, K_IOPS,
+       K_P50, K_P99, K_COUNT };
 
 typedef enum { U_BYTES, U_RATIO, U_COUNT, U_NS } unit_kind;
 
 static const struct {
     const char *name, *head;
     unit_kind unit;
-    int optional; /* a column only when some run has it (the osd's) */
+    int optional; /* a column only when some run has it (the osd's, the kv and mds's lookups) */
 } key_metrics[K_COUNT] = {
     [K_LIMIT] = { "limit_bytes", "limit", U_BYTES, 0 },
     [K_RSS_STEADY] = { "rss_steady_bytes", "steady RSS", U_BYTES, 0 },
@@ -60,6 +60,7 @@ static const struct {
     [K_OV_PEAK] = { "overshoot_max", "overshoot peak", U_RATIO, 0 },
     [K_X] = { "x_steady", "x (untracked share)", U_RATIO, 0 },
     [K_TRIMS] = { "trims_count", "trims", U_COUNT, 0 },
+    [K_MISS] = { "miss_ratio", "miss ratio", U_RATIO, 1 },
     [K_IOPS] = { "iops", "IOPS", U_COUNT, 1 },
     [K_P50] = { "latency_p50_ns", "latency p50", U_NS, 1 },
     [K_P99] = { "latency_p99_ns", "latency p99", U_NS, 1 },

@@ -99,8 +99,10 @@ static const struct {
 
 #define LIST_CELL 48 /* longer presets and labels are cut with "..." */
 
+#define LIST_MAX_EXTRA 8 /* --metric columns */
+
 typedef struct list_row {
-    char cell[L_NCOLS][LIST_CELL];
+    char cell[L_NCOLS + LIST_MAX_EXTRA][LIST_CELL];
 } list_row;
 
 static void cell_text(char *cell, const char *s)
@@ -126,6 +128,7 @@ static void cell_real(char *cell, double v, double scale, int digits)
 typedef struct list_rows {
     list_row *rows;
     size_t n, cap;
+    int nextra; /* --metric columns, after the three fixed ones */
 } list_rows;
 
 static int list_add(void *ctx, const rs_query_run *run, const double *metrics,
@@ -156,21 +159,30 @@ static int list_add(void *ctx, const rs_query_run *run, const double *metrics,
     cell_real(r->cell[L_RSS], metrics[0], MIB, 1);
     cell_real(r->cell[L_OVER], metrics[1], 1.0, 3);
     cell_real(r->cell[L_X], metrics[2], 1.0, 3);
+    for (int k = 0; k < l->nextra; k++) {
+        if (isnan(metrics[3 + k]))
+            snprintf(r->cell[L_NCOLS + k], LIST_CELL, "-");
+        else
+            snprintf(r->cell[L_NCOLS + k], LIST_CELL, "%.6g", metrics[3 + k]);
+    }
     return 0;
 }
 
 static void list_usage(FILE *f)
 {
     fprintf(f,
-            "usage: rssim runs list [--db PATH] [--sweep ID] [--status S]\n\n"
+            "usage: rssim runs list [--db PATH] [--sweep ID] [--status S] [--metric NAME ...]\n\n"
             "One line per run, oldest first.  The last three columns are the run's\n"
             "metrics rss_steady_bytes (in MiB), overshoot_steady (rss/limit) and x_steady\n"
             "(untracked fraction), '-' until the run is done.\n\n"
             "      --db PATH     SQLite database (default %s)\n"
             "      --sweep ID    only the runs of this sweep, in point order\n"
             "      --status S    only runs with status S: pending, running, done, failed\n"
+            "  -m, --metric NAME one more column: that metric of each run, '-' where it\n"
+            "                    has none (e.g. miss_ratio; repeatable, at most %d;\n"
+            "                    names in docs/store.md)\n"
             "  -h, --help        this help\n",
-            rs_cli_default_db());
+            rs_cli_default_db(), LIST_MAX_EXTRA);
 }
 
 static int runs_list(int argc, char **argv)
@@ -178,20 +190,31 @@ static int runs_list(int argc, char **argv)
     static const struct option opts[] = {
         { "db", required_argument, NULL, 'd' }, { "sweep", required_argument, NULL, 'w' },
         { "status", required_argument, NULL, 's' }, { "help", no_argument, NULL, 'h' },
+        { "metric", required_argument, NULL, 'm' },
         { NULL, 0, NULL, 0 },
     };
+    const char *metric_names[3 + LIST_MAX_EXTRA] = { "rss_steady_bytes", "overshoot_steady",
+                                                     "x_steady" };
+    int nextra = 0;
     static const char *const statuses[] = { "pending", "running", "done", "failed" };
     const char *db = rs_cli_default_db(), *status = NULL;
     int64_t sweep = 0;
     int c, rc = 0;
 
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hm:", opts, NULL)) != -1) {
         switch (c) {
         case 'd': db = optarg; break;
         case 'w':
             if (!(sweep = rs_cli_parse_id(optarg)))
                 return rs_cli_usage_error("runs list", "bad sweep id '%s'", optarg);
+            break;
+        case 'm':
+            if (nextra == LIST_MAX_EXTRA)
+                return rs_cli_usage_error("runs list", "more than %d --metric options", LIST_MAX_EXTRA);
+            if (!*optarg || strlen(optarg) >= LIST_CELL)
+                return rs_cli_usage_error("runs list", "bad metric name '%s'", optarg);
+            metric_names[3 + nextra++] = optarg;
             break;
         case 's': status = optarg; break;
         case 'h': list_usage(stdout); return 0;
@@ -209,34 +232,34 @@ static int runs_list(int argc, char **argv)
                                       "running, done, failed)", status);
     }
 
-    static const char *const metric_names[] = { "rss_steady_bytes", "overshoot_steady",
-                                                "x_steady" };
     rs_err err = { 0 };
     rs_store *st = NULL;
-    list_rows l = { 0 };
+    list_rows l = { .nextra = nextra };
 
     if (rs_store_open_ro(&st, db, &err))
         return rs_cli_report(&err);
     if ((rc = rs_query_runs(st, &(rs_query_runs_filter){ .sweep_id = sweep, .status = status,
-                                                         .metrics = metric_names, .nmetrics = 3 },
+                                                         .metrics = metric_names,
+                                                         .nmetrics = 3 + (size_t)nextra },
                             list_add, &l, &err))) {
         rc = rs_cli_report(&err);
         goto out;
     }
     list_row *rows = l.rows;
     size_t n = l.n;
-    int width[L_NCOLS];
-    for (int k = 0; k < L_NCOLS; k++) {
-        width[k] = (int)strlen(list_cols[k].head);
+    int ncols = L_NCOLS + nextra, width[L_NCOLS + LIST_MAX_EXTRA];
+    for (int k = 0; k < ncols; k++) {
+        width[k] = (int)strlen(k < L_NCOLS ? list_cols[k].head : metric_names[3 + k - L_NCOLS]);
         for (size_t i = 0; i < n; i++)
             if ((int)strlen(rows[i].cell[k]) > width[k])
                 width[k] = (int)strlen(rows[i].cell[k]);
     }
     for (size_t i = 0; i <= n; i++) {
-        for (int k = 0; k < L_NCOLS; k++) {
-            const char *text = i == 0 ? list_cols[k].head : rows[i - 1].cell[k];
-            int last = k == L_NCOLS - 1;
-            if (list_cols[k].right)
+        for (int k = 0; k < ncols; k++) {
+            const char *head = k < L_NCOLS ? list_cols[k].head : metric_names[3 + k - L_NCOLS];
+            const char *text = i == 0 ? head : rows[i - 1].cell[k];
+            int last = k == ncols - 1;
+            if (k >= L_NCOLS || list_cols[k].right)
                 printf("%*s%s", width[k], text, last ? "" : "  ");
             else
                 printf("%-*s%s", last ? 0 : width[k], text, last ? "" : "  ");

@@ -26,7 +26,8 @@ expect_status 0 "text" "$RSSIM" compare --db "$DB" --run 1 --run 2
 stdout_has "text: the differing param" "trim_interval: 50ms -> 200ms"
 stdout_has "text: header" "metric  *run 1  *run 2  *change"
 for m in "steady RSS:rss_steady_bytes" "peak RSS:rss_peak_bytes" "overshoot steady:overshoot_steady" \
-         "overshoot peak:overshoot_max" "x steady:x_steady" "trims:trims_count"; do
+         "overshoot peak:overshoot_max" "x steady:x_steady" "trims:trims_count" \
+         "miss ratio:miss_ratio"; do
   head=${m%%:*} name=${m#*:} want=$(pct "$name")
   got=$(grep "^  $head  " "$T/out" | awk '{ print $(NF - 1), $NF }')
   check "text: $head change is $want (got '$got')" test "$got" = "$want"
@@ -40,7 +41,7 @@ check "text: no osd rows for a kv run" test "$(grep -c 'IOPS\|latency' "$T/out")
 expect_status 0 "markdown" "$RSSIM" compare --db "$DB" --run 1 --run 2 --format markdown
 check "markdown: header row" grep -qx '| metric | A (run 1) | B (run 2) | change |' "$T/out"
 check "markdown: alignment row" grep -qx '|---|---:|---:|---:|' "$T/out"
-check "markdown: 6 metric rows of 4 cells" test "$(grep -c '^| [a-zA-Z][a-zA-Z ]* | [^|]* | [^|]* | [^|]* |$' "$T/out")" = 7
+check "markdown: 7 metric rows of 4 cells" test "$(grep -c '^| [a-zA-Z][a-zA-Z ]* | [^|]* | [^|]* | [^|]* |$' "$T/out")" = 8
 check "markdown: the change" grep -qF "| steady RSS |" "$T/out"
 check "markdown: differing param" grep -qF -e '- `trim_interval`: 50ms → 200ms' "$T/out"
 
@@ -59,7 +60,7 @@ row = c["rows"][0]
 assert row["run_a"] == 1 and row["run_b"] == 2 and row["point"] is None
 ms = row["metrics"]
 assert set(ms) == {"rss_steady_bytes", "rss_peak_bytes", "overshoot_steady", "overshoot_max",
-                   "x_steady", "trims_count"}, set(ms)
+                   "x_steady", "trims_count", "miss_ratio"}, set(ms)
 for name, m in ms.items():
     a, b = stored[(1, name)], stored[(2, name)]
     assert math.isclose(m["a"], a, rel_tol=1e-12) and math.isclose(m["b"], b, rel_tol=1e-12), (name, m, a, b)
@@ -82,7 +83,7 @@ assert sum(1 for r in rows if r["run_a"] and r["run_b"]) == 2, rows
 assert [r["point"] for r in rows if not r["run_a"]] == ["kv_cache_limit=16M trim_interval=50ms"], rows
 ' "$T/out"
 expect_status 0 "sweeps markdown" "$RSSIM" compare --db "$DB" --sweep 1 --sweep 2 --format markdown
-check "sweeps markdown: 2 points x 6 metrics" test "$(grep -c '^| kv_cache_limit=' "$T/out")" = 12
+check "sweeps markdown: 2 points x 7 metrics" test "$(grep -c '^| kv_cache_limit=' "$T/out")" = 14
 
 # osd metrics (fixture): IOPS and latency rows when the runs have them
 ODB="$T/osd.db"

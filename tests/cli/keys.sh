@@ -31,5 +31,5 @@ expect_status 2 "kv layout on mds" "$RSSIM" replay "$T/mds.bin" --preset mds-oct
 stderr_has "layout refused" "daemon mds cannot use layout 'kv-map' for key 'layout'"
 # rssim list shows each daemon's components
 expect_status 0 "list daemon" "$RSSIM" list daemon
-stdout_has "kv components" "cache = lru (cache policy; lru|lru-mid|bluestore-onode-lru|bluestore-2q|rocksdb-lru)"
+stdout_has "kv components" "cache = lru (cache policy; lru|fifo|lru-mid|bluestore-onode-lru|bluestore-2q|rocksdb-lru)"
 finish
