@@ -330,12 +330,10 @@ static int fit_sim(const sim_args *a, const char *db, int64_t run_id)
             rc = rs_fail(&err, RS_EINPUT, "run %lld is not a done observed or measured run",
                          (long long)run_id);
         rs_query_run_release(&run);
-        static const char *const cols[] = { "t_ns", "accounted_bytes", "rss_bytes",
-                                            "resident_bytes", "allocated_bytes", "items_count",
-                                            "heap_bytes", "mapped_bytes", "unmapped_bytes" };
+        const char *cols[] = { "t_ns", a->column };
         if (!rc)
             rc = rs_query_samples(st, &(rs_query_scope){ .run_id = run_id }, cols,
-                                  sizeof cols / sizeof cols[0], obs_row, &obs, &err);
+                                  strcmp(a->column, "t_ns") ? 2 : 1, obs_row, &obs, &err);
         if (rc)
             goto report;
     }
