@@ -32,7 +32,7 @@
 /* One row of the runs table (store.h).  Text is NULL where the column is. */
 typedef struct rs_query_run {
     int64_t id;
-    const char *kind;         /* "predicted" or "measured" */
+    const char *kind;         /* "predicted", "measured" or "observed" */
     const char *status;       /* "pending", "running", "done", "failed" */
     const char *created_at, *started_at, *finished_at; /* UTC text */
     const char *version;      /* rssim's, of the writer */

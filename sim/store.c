@@ -32,11 +32,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#define SCHEMA_VERSION "5" /* 2: allocator-native sample columns; 3: tcmalloc caches;
+#define SCHEMA_VERSION "6" /* 2: allocator-native sample columns; 3: tcmalloc caches;
                              * 4: plans, plan_evals (migrated from 3 by adding them);
                              * 5: nodes, node_members, node_samples, node_metrics
                              *    (migrated from 3 or 4 by adding the missing tables); claims (who
-                             *    runs a sweep point) is created when missing */
+                             *    runs a sweep point) is created when missing;
+                             * 6: runs.kind may be 'observed' (a daemon's own dumps,
+                             *    `rssim observe import`): migrated from 3, 4 or 5 by
+                             *    rebuilding runs (runs_rebuild), ids kept */
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 #define BUSY_TIMEOUT_MS 60000
 
@@ -55,6 +58,35 @@
 #define COL_INT_DEF(name) ", " #name " INTEGER NOT NULL DEFAULT 0"
 #define COL_REAL_DEF(name) ", " #name " REAL"
 
+/* The runs table's columns, shared by the schema and its rebuild. */
+#define RUNS_COLUMNS \
+    "(id INTEGER PRIMARY KEY," \
+    " kind TEXT NOT NULL CHECK (kind IN ('predicted','measured','observed'))," \
+    " status TEXT NOT NULL CHECK (status IN ('pending','running','done','failed'))," \
+    " created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT," \
+    " version TEXT NOT NULL," \
+    " trace_path TEXT, trace_sha256 TEXT, preset TEXT," \
+    " seed INTEGER NOT NULL, param_hash TEXT," \
+    " sweep_id INTEGER REFERENCES sweeps(id), point_index INTEGER," \
+    " label TEXT, events INTEGER, wall_ns INTEGER, error TEXT)"
+#define RUNS_COLUMN_NAMES \
+    "id, kind, status, created_at, started_at, finished_at, version, trace_path," \
+    " trace_sha256, preset, seed, param_hash, sweep_id, point_index, label, events, wall_ns," \
+    " error"
+
+/* Version 3, 4 or 5 to 6: the CHECK on runs.kind gains 'observed'.  SQLite
+ * cannot alter a CHECK, so the table is rebuilt (its documented procedure,
+ * "Making Other Kinds Of Table Schema Changes" of lang_altertable.html):
+ * a new table, every row copied with its id, the old one dropped, the new
+ * one renamed; the indexes come back from schema_sql.  Runs inside the
+ * migration's transaction with foreign keys off (they cannot be switched
+ * inside one), so dropping the old table does not cascade into samples. */
+static const char runs_rebuild_sql[] =
+    "CREATE TABLE runs_v6" RUNS_COLUMNS ";"
+    "INSERT INTO runs_v6(" RUNS_COLUMN_NAMES ") SELECT " RUNS_COLUMN_NAMES " FROM runs;"
+    "DROP TABLE runs;"
+    "ALTER TABLE runs_v6 RENAME TO runs;";
+
 static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS meta("
     " key TEXT PRIMARY KEY, value TEXT NOT NULL);"
@@ -65,16 +97,7 @@ static const char schema_sql[] =
     " trace_path TEXT, trace_sha256 TEXT, preset TEXT, spec TEXT, varied_keys TEXT,"
     " points INTEGER, jobs INTEGER,"
     " status TEXT NOT NULL DEFAULT 'pending');"
-    "CREATE TABLE IF NOT EXISTS runs("
-    " id INTEGER PRIMARY KEY,"
-    " kind TEXT NOT NULL CHECK (kind IN ('predicted','measured')),"
-    " status TEXT NOT NULL CHECK (status IN ('pending','running','done','failed')),"
-    " created_at TEXT NOT NULL, started_at TEXT, finished_at TEXT,"
-    " version TEXT NOT NULL,"
-    " trace_path TEXT, trace_sha256 TEXT, preset TEXT,"
-    " seed INTEGER NOT NULL, param_hash TEXT,"
-    " sweep_id INTEGER REFERENCES sweeps(id), point_index INTEGER,"
-    " label TEXT, events INTEGER, wall_ns INTEGER, error TEXT);"
+    "CREATE TABLE IF NOT EXISTS runs" RUNS_COLUMNS ";"
     "CREATE UNIQUE INDEX IF NOT EXISTS runs_sweep_point ON runs(sweep_id, point_index)"
     " WHERE sweep_id IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS runs_status ON runs(status);"
@@ -136,7 +159,7 @@ static const char schema_sql[] =
     " name TEXT NOT NULL, value REAL,"
     " PRIMARY KEY (node_id, name)) WITHOUT ROWID;"
     "UPDATE meta SET value = '" SCHEMA_VERSION "' WHERE key = 'schema_version'"
-    " AND value IN ('3', '4');"
+    " AND value IN ('3', '4', '5');"
     "INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '" SCHEMA_VERSION "');";
 
 /* The prepared statements of a read-write handle. */
@@ -360,7 +383,7 @@ static int check_version(rs_store *st, rs_err *err)
     if (!v || strcmp(v, SCHEMA_VERSION) != 0) {
         rs_fail(err, RS_EDB, "database '%s' has schema version %s; this rssim reads version %s%s",
                 st->path, v ? v : "(null)", SCHEMA_VERSION,
-                v && (!strcmp(v, "3") || !strcmp(v, "4"))
+                v && (!strcmp(v, "3") || !strcmp(v, "4") || !strcmp(v, "5"))
                     ? " (any writing command, e.g. 'rssim runs init --db', migrates it)" : "");
         sqlite3_finalize(s);
         return RS_EDB;
@@ -391,20 +414,70 @@ static int stmts_prepare(rs_store *st, int first, int last, rs_err *err)
     return 0;
 }
 
-/* Create what is missing and check the version, in one transaction, so
- * that processes opening a new file at once do not race. */
+/* 1 when the runs table exists with a CHECK that refuses 'observed' (a
+ * database of version 3 to 5), 0 when not, -1 when SQLite fails. */
+static int runs_needs_rebuild(rs_store *st)
+{
+    sqlite3_stmt *s = NULL;
+    int r = 0;
+    if (sqlite3_prepare_v2(st->db, "SELECT sql FROM sqlite_schema WHERE type = 'table'"
+                           " AND name = 'runs'", -1, &s, NULL) != SQLITE_OK)
+        return -1;
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const char *sql = (const char *)sqlite3_column_text(s, 0);
+        r = sql && !strstr(sql, "'observed'");
+    } else if (rc != SQLITE_DONE) {
+        r = -1;
+    }
+    sqlite3_finalize(s);
+    return r;
+}
+
+/* Any row that references a run that is not there (after the rebuild). */
+static int fk_check(rs_store *st, rs_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA foreign_key_check", -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot check the foreign keys");
+    int rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        rs_fail(err, RS_EDB, "database '%s': table %s row %lld references a missing %s row "
+                "after the migration; nothing was changed", st->path,
+                (const char *)sqlite3_column_text(s, 0), (long long)sqlite3_column_int64(s, 1),
+                (const char *)sqlite3_column_text(s, 2));
+        sqlite3_finalize(s);
+        return RS_EDB;
+    }
+    sqlite3_finalize(s);
+    return rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot check the foreign keys");
+}
+
+/* Create what is missing, migrate and check the version, in one
+ * transaction, so that processes opening a new file at once do not race. */
 static int schema_migrate(rs_store *st, rs_err *err)
 {
-    int rc;
+    int rc, rebuild;
 
+    /* off for the rebuild (DROP TABLE runs would cascade); not settable
+     * inside a transaction */
+    if (sqlite3_exec(st->db, "PRAGMA foreign_keys = OFF", NULL, NULL, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot disable foreign keys to migrate");
     if ((rc = tx_begin(st, err, "create the schema")))
-        return rc;
-    if (sqlite3_exec(st->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK)
+        goto on;
+    if ((rebuild = runs_needs_rebuild(st)) < 0)
+        rc = db_fail(st, err, "cannot read the schema");
+    else if (rebuild && sqlite3_exec(st->db, runs_rebuild_sql, NULL, NULL, NULL) != SQLITE_OK)
+        rc = db_fail(st, err, "cannot rebuild the runs table to schema version " SCHEMA_VERSION);
+    else if (sqlite3_exec(st->db, schema_sql, NULL, NULL, NULL) != SQLITE_OK)
         rc = db_fail(st, err, "cannot create the schema");
-    else if (!(rc = check_version(st, err)))
+    else if (!(rc = check_version(st, err)) && !(rc = rebuild ? fk_check(st, err) : 0))
         rc = tx_commit(st, err, "the schema");
     if (rc)
         tx_rollback(st);
+on:
+    if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK && !rc)
+        rc = db_fail(st, err, "cannot enable foreign keys");
     return rc;
 }
 

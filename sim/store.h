@@ -6,7 +6,7 @@
  *   meta(key, value)                      schema_version
  *   sweeps(id, spec_hash UNIQUE, created_at, trace_path, trace_sha256,
  *          preset, spec, varied_keys, points, jobs, status)
- *   runs(id, kind 'predicted'|'measured', status pending|running|done|failed,
+ *   runs(id, kind 'predicted'|'measured'|'observed', status pending|running|done|failed,
  *        created_at, started_at, finished_at, version, trace_path,
  *        trace_sha256, preset, seed, param_hash, sweep_id, point_index,
  *        label, events, wall_ns, error)
@@ -46,7 +46,8 @@ typedef struct rs_store rs_store;
 
 /* What identifies a run besides its params. */
 typedef struct rs_run_meta {
-    const char *kind;         /* "predicted" (rssim) or "measured" (rssim-real) */
+    const char *kind;         /* "predicted" (rssim), "measured" (rssim-real, ceph-measure)
+                               * or "observed" (a daemon's own dumps, rssim observe) */
     const char *trace_path;
     const char *trace_sha256; /* 64 hex */
     const char *preset;       /* preset name or path */

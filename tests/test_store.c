@@ -179,7 +179,7 @@ static void test_schema(void)
     rs_store_close(st);
 
     CHECK(!strcmp(query_text(db, "SELECT value FROM meta WHERE key='schema_version'", buf,
-                             sizeof buf), "5"));
+                             sizeof buf), "6"));
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
                                " IN ('meta','sweeps','runs','params','samples','metrics')"), 6);
     /* one column per X-macro entry, plus run_id */
@@ -205,7 +205,7 @@ static void test_schema(void)
     CHECK_MSG(strstr(err.msg, "schema version 99") != NULL, "%s", err.msg);
 }
 
-/* A version-3 database (no plans tables) is migrated to 5 by a writing
+/* A version-3 database (no plans tables) is migrated to 6 by a writing
  * open, its runs kept; a read-only open of it names the way to migrate;
  * so is a version-4 one (no node tables). */
 static void test_migrate_3_to_4(void)
@@ -227,13 +227,13 @@ static void test_migrate_3_to_4(void)
     CHECK_MSG(strstr(err.msg, "version 3") && strstr(err.msg, "migrates it"), "%s", err.msg);
     CHECK_MSG(rs_store_open(&st, db, &err) == 0, "%s", err.msg);
     rs_store_close(st);
-    CHECK_EQ_U64(query_int(db, "SELECT value FROM meta WHERE key='schema_version'"), 5);
+    CHECK_EQ_U64(query_int(db, "SELECT value FROM meta WHERE key='schema_version'"), 6);
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
                                " IN ('plans','plan_evals')"), 2);
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
                                " IN ('nodes','node_members','node_samples','node_metrics')"), 4);
 
-    /* a version-4 database (no node tables) is migrated to 5 the same way */
+    /* a version-4 database (no node tables) is migrated to 6 the same way */
     sqlite3_open(db, &raw);
     sqlite3_exec(raw, "DROP TABLE node_metrics; DROP TABLE node_samples; DROP TABLE node_members;"
                       "DROP TABLE nodes; UPDATE meta SET value='4' WHERE key='schema_version'",
@@ -244,7 +244,7 @@ static void test_migrate_3_to_4(void)
     CHECK_MSG(strstr(err.msg, "version 4") && strstr(err.msg, "migrates it"), "%s", err.msg);
     CHECK_MSG(rs_store_open(&st, db, &err) == 0, "%s", err.msg);
     rs_store_close(st);
-    CHECK_EQ_U64(query_int(db, "SELECT value FROM meta WHERE key='schema_version'"), 5);
+    CHECK_EQ_U64(query_int(db, "SELECT value FROM meta WHERE key='schema_version'"), 6);
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM sqlite_schema WHERE type='table' AND name"
                                " IN ('nodes','node_members','node_samples','node_metrics')"), 4);
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM plans"), 0);

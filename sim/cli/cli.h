@@ -108,6 +108,8 @@ int cmd_replay(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_node(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_observe(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -14,6 +14,11 @@
  * crossing it, ends at the jump.  v is searched in KEY's base unit (ns,
  * bytes, or the number itself), rounded to a whole unit for integer types,
  * and printed in the largest unit that writes it exactly.
+ *
+ * With --target-value V instead of --compare and --target, the wanted
+ * quantity is the metric itself: the root of f(v) = metric(v) - V, one
+ * replay per evaluation (e.g. the base bytes that make rss_steady_bytes
+ * what a daemon was observed at).
  */
 #include <getopt.h>
 #include <math.h>
@@ -39,7 +44,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: rssim calibrate TRACE --preset P [--set key=value ...] --param KEY\n"
             "                       --range LO,HI --compare KEY2=A,B --metric NAME\n"
-            "                       --target PCT [--tol X] [--max-iter N] [--db PATH]\n\n"
+            "                       --target PCT [--tol X] [--max-iter N] [--db PATH]\n"
+            "       rssim calibrate TRACE --preset P [--set key=value ...] --param KEY\n"
+            "                       --range LO,HI --metric NAME --target-value V [...]\n\n"
             "Find the value of KEY in [LO, HI] at which the relative change of metric\n"
             "NAME from the run with KEY2=A to the run with KEY2=B, 100 (m_B - m_A) / m_A,\n"
             "equals PCT (GSL's Brent bracketing root finder; each evaluation replays\n"
@@ -54,6 +61,9 @@ static void usage(FILE *f)
             "  -c, --compare K=A,B the two runs of each evaluation\n"
             "  -m, --metric NAME   a run metric (see 'rssim runs show')\n"
             "  -t, --target PCT    the wanted change in percent (e.g. -4.39)\n"
+            "      --target-value V  instead of --compare and --target: the wanted value\n"
+            "                      of the metric itself (its unit: bytes, ns, a ratio;\n"
+            "                      one replay per evaluation)\n"
             "      --tol X         stop when the bracket is narrower than X (KEY's unit;\n"
             "                      default 1%% of the range)\n"
             "      --max-iter N    or after N iterations (default 30)\n"
@@ -73,6 +83,7 @@ typedef struct calib_ctx {
     rs_ptype type;
     const rs_config *base;
     double target;
+    int absolute; /* --target-value: the metric itself, no --compare */
     rs_store *st; /* NULL: the runs are not stored */
     eval_rec *evals;
     int nevals;
@@ -169,11 +180,15 @@ static int run_side(calib_ctx *cc, const char *value, int side, double *r_m, rs_
     rs_result_init(&res);
     if ((rc = rs_config_clone(cc->base, &cfg, err)) ||
         (rc = rs_config_set(cfg, cc->key, value, err)) ||
-        (rc = rs_config_set(cfg, cc->key2, cc->ab[side], err)) ||
+        (!cc->absolute && (rc = rs_config_set(cfg, cc->key2, cc->ab[side], err))) ||
         (rc = rs_schema_finish(cfg, NULL, NULL, err)))
         goto out;
     if (cc->st) {
-        snprintf(label, sizeof label, "calibrate %s=%s %s=%s", cc->key, value, cc->key2, cc->ab[side]);
+        if (cc->absolute)
+            snprintf(label, sizeof label, "calibrate %s=%s", cc->key, value);
+        else
+            snprintf(label, sizeof label, "calibrate %s=%s %s=%s", cc->key, value, cc->key2,
+                     cc->ab[side]);
         rs_run_meta meta = {
             .kind = "predicted", .trace_path = cc->trace, .trace_sha256 = cc->sha,
             .preset = cc->preset, .seed = (uint64_t)rs_config_int(cfg, "seed"), .label = label,
@@ -190,7 +205,9 @@ static int run_side(calib_ctx *cc, const char *value, int side, double *r_m, rs_
         rc = rs_fail(err, RS_EINPUT, "--metric: the run has no metric '%s' (see 'rssim runs show')",
                      cc->metric);
 out:
-    if (rc)
+    if (rc && cc->absolute)
+        rs_err_prefix(err, "%s=%s", cc->key, value);
+    else if (rc)
         rs_err_prefix(err, "%s=%s %s=%s", cc->key, value, cc->key2, cc->ab[side]);
     rs_result_release(&res);
     rs_config_free(cfg);
@@ -205,6 +222,18 @@ static int evaluate(double x, void *ctx, double *r_y, rs_err *err)
     int rc;
 
     format_value(cc->type, e.v, value, sizeof value);
+    if (cc->absolute) {
+        if ((rc = run_side(cc, value, 0, &e.m[0], err)))
+            return rc;
+        e.m[1] = e.m[0];
+        fprintf(stderr, "calibrate: %s=%-14s %s %.10g (target %.10g)\n", cc->key, value,
+                cc->metric, e.m[0], cc->target);
+        if (RS_VEC_RESERVE(cc->evals, cc->cap, (size_t)cc->nevals + 1, 32))
+            return rs_fail(err, RS_ENOMEM, "out of memory for the evaluation log");
+        cc->evals[cc->nevals++] = e;
+        *r_y = e.m[0] - cc->target;
+        return 0;
+    }
     for (int side = 0; side < 2; side++)
         if ((rc = run_side(cc, value, side, &e.m[side], err)))
             return rc;
@@ -246,6 +275,7 @@ static int split_pair(char *buf, const char **r_a, const char **r_b)
 /* Options after getopt; the strings point into argv or the buffers. */
 typedef struct calib_args {
     const char *preset, *key, *range, *compare, *metric, *target, *tol, *max_iter, *db;
+    const char *target_value;
     char *sets[MAX_SETS];
     int nsets;
 } calib_args;
@@ -271,6 +301,15 @@ static int check_args(const calib_args *a, const rs_config *base, calib_ctx *cc,
         parse_value(p->type, hi, &o->hi) || !(o->lo < o->hi))
         return rs_cli_usage_error("calibrate", "--range: expected LO,HI with LO < HI, each a %s "
                                   "value of '%s', got '%s'", rs_ptype_name(p->type), a->key, a->range);
+    if (a->target_value) {
+        if (a->compare || a->target)
+            return rs_cli_usage_error("calibrate", "--target-value fits the metric itself: give "
+                                      "it without --compare and --target");
+        if (rs_parse_double(a->target_value, &cc->target) || !isfinite(cc->target))
+            return rs_cli_usage_error("calibrate", "--target-value: expected a number, got '%s'",
+                                      a->target_value);
+        cc->absolute = 1;
+    } else {
     char *eq = (size_t)snprintf(cmpbuf, 512, "%s", a->compare) < 512 ? strchr(cmpbuf, '=') : NULL;
     if (!eq || eq == cmpbuf || split_pair(eq + 1, &cc->ab[0], &cc->ab[1]) ||
         !strcmp(cc->ab[0], cc->ab[1]))
@@ -282,10 +321,11 @@ static int check_args(const calib_args *a, const rs_config *base, calib_ctx *cc,
         return rs_cli_usage_error("calibrate", "--compare: unknown key '%s' (see 'rssim list')", cc->key2);
     if (!strcmp(cc->key2, cc->key))
         return rs_cli_usage_error("calibrate", "--compare: '%s' is also the --param", cc->key2);
+    }
     if (!*a->metric || strlen(a->metric) >= sizeof ((rs_metric *)0)->name)
         return rs_cli_usage_error("calibrate", "--metric: bad name '%s'", a->metric);
     cc->metric = a->metric;
-    if (rs_parse_double(a->target, &cc->target))
+    if (!cc->absolute && rs_parse_double(a->target, &cc->target))
         return rs_cli_usage_error("calibrate", "--target: expected a number (percent), got '%s'", a->target);
     o->tol_abs = (o->hi - o->lo) / 100;
     if (a->tol && (parse_value(p->type, a->tol, &o->tol_abs) || !(o->tol_abs > 0)))
@@ -311,7 +351,7 @@ static int check_corners(const calib_ctx *cc, const rs_calibrate_opts *o, rs_err
         format_value(cc->type, quantize(cc->type, i < 2 ? o->lo : o->hi), value, sizeof value);
         if ((rc = rs_config_clone(cc->base, &cfg, err)) ||
             (rc = rs_config_set(cfg, cc->key, value, err)) ||
-            (rc = rs_config_set(cfg, cc->key2, cc->ab[i % 2], err)) ||
+            (!cc->absolute && (rc = rs_config_set(cfg, cc->key2, cc->ab[i % 2], err))) ||
             (rc = rs_schema_finish(cfg, NULL, NULL, err))) {
             rs_config_free(cfg);
             return rc;
@@ -334,7 +374,10 @@ static void report(const calib_ctx *cc, const rs_calibrate_result *r)
         fprintf(stderr, "calibrate: not converged after %d iterations: bracket [%s, %s] is still "
                 "wider than --tol\n", r->iterations, lo, hi);
     printf("%s=%s\n", cc->key, value);
-    if (e)
+    if (e && cc->absolute)
+        printf("%s %.10g (target %.10g); %d evaluations, bracket [%s, %s], %s\n", cc->metric,
+               e->m[0], cc->target, cc->nevals, lo, hi, r->converged ? "converged" : "not converged");
+    else if (e)
         printf("change %+.4f %% (target %+.4f %%): %s %.6g -> %.6g from %s=%s to %s; "
                "%d evaluations, bracket [%s, %s], %s\n", e->change, cc->target, cc->metric,
                e->m[0], e->m[1], cc->key2, cc->ab[0], cc->ab[1], cc->nevals, lo, hi,
@@ -349,6 +392,7 @@ int cmd_calibrate(int argc, char **argv)
         { "compare", required_argument, NULL, 'c' }, { "metric", required_argument, NULL, 'm' },
         { "target", required_argument, NULL, 't' },  { "tol", required_argument, NULL, 'T' },
         { "max-iter", required_argument, NULL, 'M' }, { "db", required_argument, NULL, 'd' },
+        { "target-value", required_argument, NULL, 'V' },
         { "help", no_argument, NULL, 'h' },          { NULL, 0, NULL, 0 },
     };
     calib_args a = { 0 };
@@ -371,15 +415,17 @@ int cmd_calibrate(int argc, char **argv)
         case 'T': a.tol = optarg; break;
         case 'M': a.max_iter = optarg; break;
         case 'd': a.db = optarg; break;
+        case 'V': a.target_value = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
     }
     if (optind != argc - 1)
         return rs_cli_usage_error("calibrate", "expected exactly one TRACE");
-    if (!a.preset || !a.key || !a.range || !a.compare || !a.metric || !a.target)
-        return rs_cli_usage_error("calibrate", "--preset, --param, --range, --compare, --metric "
-                                  "and --target are required");
+    if (!a.preset || !a.key || !a.range || !a.metric ||
+        (!a.target_value && (!a.compare || !a.target)))
+        return rs_cli_usage_error("calibrate", "--preset, --param, --range, --metric and either "
+                                  "--compare with --target or --target-value are required");
 
     rs_err err = { 0 };
     rs_config *base = NULL;
@@ -402,7 +448,14 @@ int cmd_calibrate(int argc, char **argv)
         goto out;
     cc.sha = sha;
     rc = rs_calibrate_solve(evaluate, &cc, &o, &r, &err);
-    if (rc && !r.bracketed && r.evaluations == 2 && cc.nevals == 2) {
+    if (rc && cc.absolute && !r.bracketed && r.evaluations == 2 && cc.nevals == 2) {
+        char lo[VALUE_CAP], hi[VALUE_CAP];
+        format_value(cc.type, cc.evals[0].v, lo, sizeof lo);
+        format_value(cc.type, cc.evals[1].v, hi, sizeof hi);
+        rs_fail(&err, RS_EINPUT, "no sign change: %s=%s gives %s %.6g and %s=%s gives %.6g, "
+                "both on the same side of --target-value %.6g; widen --range", cc.key, lo,
+                cc.metric, cc.evals[0].m[0], cc.key, hi, cc.evals[1].m[0], cc.target);
+    } else if (rc && !r.bracketed && r.evaluations == 2 && cc.nevals == 2) {
         /* Name both ends in KEY's unit, with the changes they gave. */
         char lo[VALUE_CAP], hi[VALUE_CAP];
         format_value(cc.type, cc.evals[0].v, lo, sizeof lo);

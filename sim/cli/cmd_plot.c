@@ -37,6 +37,7 @@
 
 #include "../base/config.h"
 #include "../base/result.h"
+#include "../fit.h"
 #include "../query.h"
 #include "../store.h"
 #include "cli.h"
@@ -80,6 +81,7 @@ static int interval_write(rs_store *st, const plot_args *a, const char *dat, cha
                           rs_err *err);
 static int capacity_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                           rs_err *err);
+static int fit_write(rs_store *st, const plot_args *a, const char *dat, char *vars, rs_err *err);
 
 static const plot_kind kinds[] = {
     { .name = "timeseries", .per_sweep = 0, .template = "timeseries.gp",
@@ -114,6 +116,11 @@ static const plot_kind kinds[] = {
                  "the limit (p50/p99/peak bands over seeds), RAM / daemons, the safe region, "
                  "the rule of thumb and the chosen limit",
       .write_args = capacity_write, .per_plan = 1 },
+    { .name = "fit", .per_sweep = 0, .template = "fit.gp",
+      .summary = "observed (or measured) runs: rss against accounted, each sample a point, "
+                 "the least-squares line of 'rssim fit' with its 95 % band; predicted --run "
+                 "drawn beside them as the simulator's points",
+      .write_args = fit_write, .runs_many = 1 },
 };
 
 static void usage(FILE *f)
@@ -129,7 +136,9 @@ static void usage(FILE *f)
             "                             -o out/NAME.png|.svg|.txt\n"
             "       rssim plot interval   --sweep ID [--key KEY] [--db PATH]\n"
             "                             -o out/NAME.png|.svg|.txt\n"
-            "       rssim plot capacity   --plan ID  [--db PATH] -o out/NAME.png|.svg|.txt\n\n");
+            "       rssim plot capacity   --plan ID  [--db PATH] -o out/NAME.png|.svg|.txt\n"
+            "       rssim plot fit        --run OBSERVED [--run ID ...] [--db PATH]\n"
+            "                             -o out/NAME.png|.svg|.txt\n\n");
     int w = 16; /* the option table's: descriptions start in column 20 */
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         rs_cli_help_row(f, &kinds[i].name, &w, 1, kinds[i].summary);
@@ -1488,6 +1497,113 @@ static int capacity_write(rs_store *st, const plot_args *a, const char *dat, cha
 out:
     free(l.e);
     rs_query_plan_release(&plan);
+    return rc;
+}
+
+/* ---- fit: rss against accounted, observed points and the fitted line ---- */
+
+typedef struct fit_acc {
+    FILE *f;
+    double *x, *y; /* the observed samples, for the fit */
+    size_t n, cap;
+    int keep;      /* 1: an observed run (fitted); 0: a predicted one (drawn only) */
+    double xmax, ymax;
+} fit_acc;
+
+static int fit_row(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
+{
+    fit_acc *a = ctx;
+    double x = (double)smp->accounted_bytes, y = (double)smp->rss_bytes;
+    fprintf(a->f, "%" PRId64 " %.0f %.0f\n", run_id, x, y);
+    a->xmax = fmax(a->xmax, x);
+    a->ymax = fmax(a->ymax, y);
+    if (!a->keep)
+        return 0;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 1024;
+        double *nx = realloc(a->x, cap * sizeof *nx);
+        if (nx)
+            a->x = nx;
+        double *ny = nx ? realloc(a->y, cap * sizeof *ny) : NULL;
+        if (!nx || !ny)
+            return rs_fail(err, RS_ENOMEM, "out of memory");
+        a->y = ny;
+        a->cap = cap;
+    }
+    a->x[a->n] = x;
+    a->y[a->n++] = y;
+    return 0;
+}
+
+/* Blocks: 0 the observed samples (run_id accounted_bytes rss_bytes), 1 the
+ * fitted line and its 95 % band at 101 points from 0 to the largest
+ * accounted (accounted_bytes rss_bytes lo_bytes hi_bytes), 2 (when a
+ * predicted --run is given) the predicted runs' samples. */
+static int fit_write(rs_store *st, const plot_args *a, const char *dat, char *vars, rs_err *err)
+{
+    static const char *const cols[] = { "accounted_bytes", "rss_bytes" };
+    fit_acc acc = { 0 };
+    int64_t *ids = NULL;
+    size_t n = 0, nobs = 0, npred = 0;
+    char title[512];
+    int rc;
+
+    if ((rc = runs_of(st, a, &ids, &n, err)))
+        return rc;
+    if (!(acc.f = fopen(dat, "w"))) {
+        rc = rs_fail(err, RS_EIO, "cannot write '%s': %s", dat, strerror(errno));
+        goto out;
+    }
+    fprintf(acc.f, "# rssim plot fit: rss against accounted of %zu runs from '%s'\n", n,
+            rs_store_path(st));
+    for (int pass = 1; pass >= 0 && !rc; pass--) { /* observed first, then predicted */
+        int any = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
+            rs_query_run run;
+            if ((rc = rs_query_run_get(st, ids[i], &run, err)))
+                break;
+            int observed = run.kind && strcmp(run.kind, "predicted") != 0;
+            rs_query_run_release(&run);
+            if (observed != pass)
+                continue;
+            if (!any)
+                fputs(pass ? "run_id accounted_bytes rss_bytes\n"
+                           : "\n\nrun_id accounted_bytes rss_bytes\n", acc.f);
+            any = 1;
+            acc.keep = pass;
+            *(pass ? &nobs : &npred) += 1;
+            rc = rs_query_samples(st, &(rs_query_scope){ .run_id = ids[i] }, cols, 2, fit_row,
+                                  &acc, err);
+        }
+        if (!rc && pass && !nobs)
+            rc = rs_fail(err, RS_EINPUT, "no observed or measured run among the --run ids: "
+                         "'plot fit' fits those (rssim observe import)");
+        if (!rc && pass) { /* the line, as block 1 */
+            rs_fit_line fl;
+            if ((rc = rs_fit_line_ls(acc.x, acc.y, acc.n, &fl, err)))
+                break;
+            fputs("\n\naccounted_bytes rss_bytes lo_bytes hi_bytes\n", acc.f);
+            for (int k = 0; k <= 100; k++) {
+                double x0 = acc.xmax * 1.05 * k / 100.0, y0, ci;
+                rs_fit_line_at(&fl, x0, &y0, &ci);
+                fprintf(acc.f, "%.0f %.0f %.0f %.0f\n", x0, y0, y0 - ci, y0 + ci);
+                acc.ymax = fmax(acc.ymax, y0 + ci);
+            }
+            snprintf(title, sizeof title, "rss = %.1f MiB (±%.1f) + %.3f × accounted (±%.3f), "
+                     "%zu samples, residual σ %.1f MiB", fl.base / 1048576.0,
+                     fl.base_ci / 1048576.0, fl.k, fl.k_ci, fl.n, fl.sigma / 1048576.0);
+        }
+    }
+    int crc = file_close(acc.f, dat, err);
+    if (rc || (rc = crc))
+        goto out;
+    if (!(rc = vars_add_string(vars, "title", title, err)))
+        rc = vars_add(vars, err, "npred=%zu; bytes_max=%.0f; ", npred,
+                      fmax(acc.xmax * 1.05, acc.ymax));
+out:
+    free(ids);
+    free(acc.x);
+    free(acc.y);
     return rc;
 }
 

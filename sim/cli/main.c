@@ -15,6 +15,8 @@ static const rs_command commands[] = {
     { .name = "replay", .run = cmd_replay, .summary = "replay a trace through the models and store the run" },
     { .name = "sweep", .run = cmd_sweep, .summary = "replay a grid of parameter values on worker processes" },
     { .name = "calibrate", .run = cmd_calibrate, .summary = "fit one parameter so a metric changes by a target (GSL Brent)" },
+    { .name = "observe", .run = cmd_observe, .summary = "import a daemon's own dumps over time (mempools, perf, heap stats, RSS) as a run" },
+    { .name = "fit", .run = cmd_fit, .summary = "fit RSS = base + k x accounted to observed runs (GSL least squares, 95 % CI)" },
     { .name = "node", .run = cmd_node, .summary = "several daemons on one node: the peak of their summed RSS against RAM" },
     { .name = "plan", .run = cmd_plan, .summary = "the largest limit at which N daemons' predicted RSS fits in RAM" },
     { .name = "validate", .run = cmd_validate, .summary = "check an allocator model against the real allocator" },

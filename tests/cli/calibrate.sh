@@ -104,4 +104,28 @@ expect_status 2 "no sign change" cal --param trim_interval --range 10ms,200ms \
   --compare kv_cache_limit=1M,2M --metric excess_peak_bytes --target 10
 stderr_has "no sign change names both ends" "trim_interval=10ms gives .* and trim_interval=200ms gives .*--target +10"
 expect_status 0 "calibrate -h" "$RSSIM" calibrate -h
+# --target-value: the metric itself, one replay per evaluation.  At
+# kv_cache_limit=1M (262 objects) the accounted peak is (262 + n) x 4000
+# with n = trim_interval / 100 us inserts per interval; a target between
+# n = 500 and 501 has its root at 50 ms (+- one insert).
+tv=$(awk 'BEGIN { printf "%.0f", (262 + 500.5) * 4000 }')
+expect_status 0 "calibrate to an absolute value" cal --param trim_interval --range 10ms,200ms \
+  --set kv_cache_limit=1M --metric accounted_peak_bytes --target-value "$tv" --tol 0.01ms --db "$T/abs.db"
+stdout_has "absolute: KEY=VALUE" "^trim_interval=[0-9.]*ms$"
+stdout_has "absolute: the metric said" "^accounted_peak_bytes 305[0-9]* (target 3050000); [0-9]* evaluations.*converged$"
+v=$(value_of)
+check "absolute: trim_interval $v ns within one insert of 50 ms" within "$v" 49900000 50100000
+n=$(sed -n 's/.*; \([0-9]*\) evaluations.*/\1/p' "$T/out")
+check "absolute: one stored run per evaluation" \
+  test "$(sql "$T/abs.db" "select count(*) from runs where status='done' and label like 'calibrate trim_interval=%'")" = "$n"
+expect_status 2 "target-value with compare" cal --param trim_interval --range 10ms,200ms \
+  --compare kv_cache_limit=1M,2M --metric accounted_peak_bytes --target-value 3e6
+stderr_has "target-value alone" "without --compare and --target"
+expect_status 2 "bad target-value" cal --param trim_interval --range 10ms,200ms \
+  --metric accounted_peak_bytes --target-value lots
+stderr_has "target-value named" "--target-value: expected a number, got 'lots'"
+expect_status 2 "absolute target out of reach" cal --param trim_interval --range 10ms,200ms \
+  --set kv_cache_limit=1M --metric accounted_peak_bytes --target-value 1
+stderr_has "no sign change, absolute" "no sign change: trim_interval=10ms gives accounted_peak_bytes .* --target-value 1; widen --range"
+
 finish

@@ -1,7 +1,9 @@
 # ceph: a real one-node Pacific cluster (scripts/ceph-local) in a scratch
 # folder, a small workload on each daemon (scripts/ceph-measure: an MDS trace
 # replayed through libcephfs, fio on an RBD image), the measured runs stored
-# through `rssim runs import-measured` with plausible values, then stop, and
+# through `rssim runs import-measured` with plausible values, the daemons'
+# own dumps captured (scripts/capture-observations) and imported (`rssim
+# observe import`), then stop, and
 # no daemon left.  About 1.5-2 minutes on 2 cores.
 # Skipped, saying why, without root, without a usable loopback, or without
 # Debian's ceph packages: scripts/setup does not install them (105 packages,
@@ -87,6 +89,22 @@ check "osd: its trace written" test "$(head -1 "$T/fio.tsv" | cut -f3)" = "daemo
 check "osd: the target param" test "$(sql "$DB" "select value from params where run_id = 2 and key = 'osd_memory_target'")" = $target_osd
 expect_status 0 "runs list" "$RSSIM" runs list --db "$DB"
 check "runs list: 2 measured runs" test "$(grep -c ' measured ' "$T/out")" = 2
+
+# the daemons' own dumps: scripts/capture-observations, then rssim observe
+# import reads the real Pacific shapes (the fixtures of tests/observe are
+# written from Ceph's source; this checks them against the daemons)
+ODB=$T/obs.db
+expect_status 0 "capture mds" env CEPH_CONF="$C/ceph.conf" "$SRC/scripts/capture-observations" mds.a "$T/cap-mds" --count 2 --interval 0.5
+expect_status 0 "import mds capture" "$RSSIM" observe import "$T/cap-mds" -o "$ODB" --daemon mds --release pacific
+stdout_has "mds capture: 2 samples" "run 1 (observed): 2 samples from 14 files"
+check "mds capture: limit from config get" test "$(sql "$ODB" "select value from params where run_id = 1 and key = 'mds_cache_memory_limit'")" = $limit_mds
+check "mds capture: rss > accounted > 0" test "$(sql "$ODB" "select min(rss_bytes > accounted_bytes and accounted_bytes > 0) from samples where run_id = 1")" = 1
+expect_status 0 "capture osd" env CEPH_CONF="$C/ceph.conf" "$SRC/scripts/capture-observations" osd.0 "$T/cap-osd" --count 2 --interval 0.5
+expect_status 0 "import osd capture" "$RSSIM" observe import "$T/cap-osd" -o "$ODB" --daemon osd --release pacific
+stdout_has "osd capture: 2 samples" "run 2 (observed): 2 samples from 10 files"
+check "osd capture: limit = meta + data > 0" test "$(sql "$ODB" "select min(limit_bytes > 0 and rss_bytes > accounted_bytes) from samples where run_id = 2")" = 1
+expect_status 2 "pacific osd read as reef" "$RSSIM" observe import "$T/cap-osd" -o "$ODB" --daemon osd --release reef
+stderr_has "names the pool" "bluestore_cache_buffer"
 
 expect_status 0 "stop" "$SRC/scripts/ceph-local" stop "$C"
 left=""

@@ -90,6 +90,9 @@ stdout_has "recorded an alloc trace" "daemon *alloc"
 expect_status 2 "installed rssim-reproduce-mds-19954 refuses a bad argument" \
   "$P/bin/rssim-reproduce-mds-19954" --bad
 stderr_has "reproduce usage" "usage: reproduce-mds-19954"
+expect_status 2 "installed rssim-capture-observations names the daemon" \
+  "$P/bin/rssim-capture-observations" client.admin "$T/cap"
+stderr_has "capture: DAEMON is mds or osd" "DAEMON is mds.NAME or osd.ID"
 expect_status 2 "installed rssim-slurm-sweep wants --tasks" "$P/bin/rssim-slurm-sweep"
 
 if command -v man >/dev/null; then

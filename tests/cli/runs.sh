@@ -31,7 +31,7 @@ stderr_has "non-SQLite file named" "$T/junk.db"
 expect_status 0 "init" "$RSSIM" runs init --db "$DB"
 check "init made the file" test -s "$DB"
 check "init: WAL" test "$(sql "$DB" "pragma journal_mode")" = wal
-check "init: schema version" test "$(sql "$DB" "select value from meta where key='schema_version'")" = 5
+check "init: schema version" test "$(sql "$DB" "select value from meta where key='schema_version'")" = 6
 expect_status 0 "init again" "$RSSIM" runs init --db "$DB"
 expect_status 0 "list of an empty database" "$RSSIM" runs list --db "$DB"
 check "empty list is the header only" test "$(wc -l < "$T/out")" = 1
