@@ -316,8 +316,9 @@ static int block_open(rs_trace *tr, const char *text, rs_err *err)
 
 const rs_trace_codec_ops rs_trace_codec_msr = {
     .name = "msr",
-    .doc = "import only: MSR-Cambridge CSV (Timestamp in 100 ns, Hostname, DiskNumber, "
-           "Read|Write, Offset, Size, ResponseTime), times relative to the first line",
+    .doc = "import, or foreign as osd or kv (to=): MSR-Cambridge CSV (Timestamp in 100 ns, "
+           "Hostname, DiskNumber, Read|Write, Offset, Size, ResponseTime), times relative to the "
+           "first line",
     .import_line = msr_parse,
     .open_foreign = block_open,
     .example_spec = "",
@@ -328,8 +329,8 @@ const rs_trace_codec_ops rs_trace_codec_msr = {
 
 const rs_trace_codec_ops rs_trace_codec_blocks = {
     .name = "blocks",
-    .doc = "import only: 'start_block nblocks [R|W]' lines (default R) of --block-size "
-           "blocks, line i at i x --interval (0: all at t 0, a closed loop)",
+    .doc = "import, or foreign as osd or kv (to=): 'start_block nblocks [R|W]' lines "
+           "(default R) of --block-size blocks, line i at i x --interval (0: all at t 0)",
     .import_line = blocks_parse,
     .import_opts = RS_IMPORT_OPT_BLOCK_SIZE | RS_IMPORT_OPT_INTERVAL,
     .open_foreign = block_open,

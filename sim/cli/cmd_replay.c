@@ -22,7 +22,7 @@ static void usage(FILE *f)
     char foreign[160];
     fprintf(f,
             "usage: rssim replay TRACE --preset P [--set key=value ...] [--seed N]\n"
-            "                    [--db PATH] [--label TEXT]\n\n"
+            "                    [--db PATH] [--label TEXT] [--format F[:SPEC]]\n\n"
             "Replay TRACE through the models the preset names, store the run (status\n"
             "running, then done or failed) in the database, and print its metrics.\n\n"
             "  -p, --preset P    models/presets/P.conf, or a path to a .conf file\n"
