@@ -40,6 +40,7 @@ static uint64_t le64(const uint8_t *p)
 
 static int og_fail(rs_trace *tr, og_state *st, rs_err *err, const char *what)
 {
+    tr->line = st->f.lineno;
     return rs_trace_fail(tr, err, "record %llu at byte %llu: %s", (unsigned long long)st->f.lineno,
                          (unsigned long long)(st->f.lineno - 1) * OG_REC_BYTES, what);
 }

@@ -193,12 +193,12 @@ int rs_foreign_line(rs_trace *tr, rs_foreign *f, rs_err *err)
     return 1;
 }
 
-int rs_foreign_bytes(rs_trace *tr, rs_foreign *f, size_t n, const uint8_t **r_p, rs_err *err)
+int rs_foreign_bytes_slow(rs_trace *tr, rs_foreign *f, size_t n, const uint8_t **r_p, rs_err *err)
 {
     int rc;
 
     tr->line = f->lineno + 1;
-    if (RS_UNLIKELY(tr->len - tr->pos < n)) {
+    {
         if ((rc = rs_trace_fill(tr, n, err)))
             return rc;
         if (tr->len - tr->pos == 0)
@@ -214,18 +214,11 @@ int rs_foreign_bytes(rs_trace *tr, rs_foreign *f, size_t n, const uint8_t **r_p,
     return 1;
 }
 
-int rs_foreign_emit(rs_trace *tr, rs_foreign *f, const rs_rec *rec, rs_err *err)
+int rs_foreign_emit_fail(rs_trace *tr, rs_foreign *f, const rs_rec *rec, int fault, rs_err *err)
 {
-    int fault = rs_rec_fault(tr->op_class, tr->prev_t_ns, rec);
-    if (RS_UNLIKELY(fault)) {
-        char where[600];
-        snprintf(where, sizeof where, "%s:%llu", tr->path, (unsigned long long)f->lineno);
-        return rs_rec_fail(err, where, fault, tr->prev_t_ns, rec, tr->daemon_id);
-    }
-    tr->prev_t_ns = rec->t_ns;
-    tr->line = f->lineno + 1;
-    f->records++;
-    return 1;
+    char where[600];
+    snprintf(where, sizeof where, "%s:%llu", tr->path, (unsigned long long)f->lineno);
+    return rs_rec_fail(err, where, fault, tr->prev_t_ns, rec, tr->daemon_id);
 }
 
 char *rs_foreign_trim(char *s)

@@ -71,10 +71,30 @@ int rs_foreign_line(rs_trace *tr, rs_foreign *f, rs_err *err);
 /* The next n-byte record at *r_p (inside tr->buf, valid until the next
  * call); tr->line = its number.  1 = a record, 0 = the end; a partial
  * record at the end fails naming its byte offset. */
-int rs_foreign_bytes(rs_trace *tr, rs_foreign *f, size_t n, const uint8_t **r_p, rs_err *err);
+int rs_foreign_bytes_slow(rs_trace *tr, rs_foreign *f, size_t n, const uint8_t **r_p, rs_err *err);
+static inline int rs_foreign_bytes(rs_trace *tr, rs_foreign *f, size_t n, const uint8_t **r_p,
+                                   rs_err *err)
+{
+    if (RS_UNLIKELY(tr->len - tr->pos < n))
+        return rs_foreign_bytes_slow(tr, f, n, r_p, err);
+    *r_p = tr->buf + tr->pos;
+    tr->pos += n;
+    f->lineno++;
+    return 1;
+}
 /* Check rec by the rules of an rssim trace, count it and set tr->line
  * past the line it came from: 1, or an error. */
-int rs_foreign_emit(rs_trace *tr, rs_foreign *f, const rs_rec *rec, rs_err *err);
+int rs_foreign_emit_fail(rs_trace *tr, rs_foreign *f, const rs_rec *rec, int fault, rs_err *err);
+static inline int rs_foreign_emit(rs_trace *tr, rs_foreign *f, const rs_rec *rec, rs_err *err)
+{
+    int fault = rs_rec_fault(tr->op_class, tr->prev_t_ns, rec);
+    if (RS_UNLIKELY(fault))
+        return rs_foreign_emit_fail(tr, f, rec, fault, err);
+    tr->prev_t_ns = rec->t_ns;
+    tr->line = f->lineno + 1;
+    f->records++;
+    return 1;
+}
 
 /* s without leading and trailing blanks (in place). */
 char *rs_foreign_trim(char *s);
