@@ -94,6 +94,8 @@ static int og_open(rs_trace *tr, const char *text, rs_err *err)
         (rc = rs_spec_duration(&spec, "time-unit", 1000000000ull, &st->unit_ns, err)) ||
         (rc = rs_spec_choice(&spec, "zero-size", zero, 0, &zi, err)))
         return rc;
+    if (st->unit_ns == 0)
+        return rs_fail(err, RS_EINPUT, "oracleGeneral spec: field 'time-unit': must be > 0");
     if (st->unit_ns > UINT64_MAX / UINT32_MAX)
         return rs_fail(err, RS_EINPUT, "oracleGeneral spec: field 'time-unit': at most %llu ns "
                        "(a u32 clock_time must fit in 2^64 ns)",

@@ -48,6 +48,8 @@ stderr_has "og time backwards named" "back.og:2: record 2 at byte 24: field cloc
 og 0 1 4294967295 > big.og
 expect_status 2 "og size too large" "$RSSIM" trace import --from oracleGeneral big.og -o x.tsv
 stderr_has "og size named" "big.og:1: record 1 at byte 0: field obj_size: 4294967295"
+expect_status 2 "og time-unit 0" "$RSSIM" trace import --from oracleGeneral:time-unit=0s t.og -o x.tsv
+stderr_has "og time-unit named" "field 'time-unit': must be > 0"
 expect_status 2 "og unknown spec field" "$RSSIM" trace import --from oracleGeneral:foo=1 t.og -o x.tsv
 stderr_has "og unknown field named" "unknown field 'foo' (known: time-unit, zero-size)"
 expect_status 2 "og: an option it has no field for" "$RSSIM" trace import --from oracleGeneral --object-size 4K t.og -o x.tsv
@@ -76,6 +78,9 @@ stat_is t_last_ns 5000000000
 check "csv: fraction of a second" grep -qP '^2500000000\tGET\t' csv.tsv
 check "csv: string ids hash the same" test "$(awk -F'\t' '$4 == 100 { print $3 }' csv.tsv | sort -u | wc -l)" = 1
 # numeric ids kept with obj-id-is-num; a count column repeats; ; as delimiter; no time: interval
+printf 'x\t1\n' > tab.csv
+expect_status 0 "csv tab delimiter" "$RSSIM" trace import --from 'csv:obj-id-col=1, obj-size-col=2, delimiter=\t' tab.csv -o tab.tsv
+check "csv tab: one record of 1 byte" grep -qP '^0\tGET\t\d+\t1\t' tab.tsv
 printf '10;3;7\n11;1;8\n' > n.csv
 expect_status 0 "csv numeric ids, cnt" "$RSSIM" trace import --from 'csv:obj-id-col=1,cnt-col=2,obj-size-col=3,delimiter=;,obj-id-is-num=true,interval=1ms' n.csv -o n.tsv
 check "csv cnt: 4 records" test "$(grep -c -P '^\d' n.tsv)" = "$(awk -F';' '{ s += $2 } END { print s }' n.csv)"
