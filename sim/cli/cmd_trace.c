@@ -22,7 +22,7 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: rssim trace convert IN OUT [--format text|binary]\n"
-               "       rssim trace stats IN\n"
+               "       rssim trace stats IN [--format NAME[:SPEC]]\n"
                "       rssim trace import --from FORMAT[:SPEC] IN -o OUT [--to osd|kv]\n"
                "                          [--object-size 4M] [--block-size 512]\n"
                "                          [--interval TIME] [--format text|binary]\n\n"
@@ -118,7 +118,7 @@ static void line_str(const char *name, const char *v)
 
 static int stats(int argc, char **argv)
 {
-    const char *in = NULL;
+    const char *in = NULL, *format = NULL;
     rs_trace_summary sum;
     rs_err err = { 0 };
     rs_trace *tr;
@@ -126,12 +126,20 @@ static int stats(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         if (is_help(argv[i])) {
-            printf("usage: rssim trace stats IN\n\n"
+            printf("usage: rssim trace stats IN [--format NAME[:SPEC]]\n\n"
                    "Print one aligned 'name value' line each: file, format, compression,\n"
                    "daemon, records, t_first_ns, t_last_ns, duration_s, op_<OP> for every op\n"
                    "present, distinct_keys, bytes_total (sum of size_bytes) and\n"
-                   "bytes_distinct (sum over distinct keys of their last nonzero size).\n");
+                   "bytes_distinct (sum over distinct keys of their last nonzero size).\n"
+                   "--format reads IN as another tool's trace, as replay --format does.\n");
             return 0;
+        } else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
+            if (argv[i][8] == '=')
+                format = argv[i] + 9;
+            else if (++i == argc)
+                return rs_cli_usage_error("trace stats", "--format needs a value");
+            else
+                format = argv[i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return rs_cli_usage_error("trace stats", "unknown option '%s'", argv[i]);
         } else if (!in) {
@@ -142,7 +150,7 @@ static int stats(int argc, char **argv)
     }
     if (!in)
         return rs_cli_usage_error("trace stats", "needs IN");
-    if (rs_trace_open(&tr, in, &err))
+    if (format ? rs_trace_open_foreign(&tr, in, format, &err) : rs_trace_open(&tr, in, &err))
         return rs_cli_report(&err);
     if (rs_trace_summarize_from(tr, &sum, &err)) {
         rs_trace_close(tr);

@@ -29,6 +29,9 @@ stat_is bytes_total "$want_bytes"
 stat_is distinct_keys 4
 stat_is op_GET "$want_recs"
 stat_is t_last_ns 9000000000           # clock_time 9 in seconds
+expect_status 0 "og stats in place" "$RSSIM" trace stats t.og --format oracleGeneral
+stat_is records "$want_recs"
+stat_is format oracleGeneral
 check "og: a u64 id kept whole" grep -qP '^2000000000\tGET\t18446744073709551615\t4294967294\t' og.tsv
 zstd -q -c t.og > t.og.zst
 expect_status 0 "og zstd" "$RSSIM" trace import --from oracleGeneral t.og.zst -o og2.tsv
