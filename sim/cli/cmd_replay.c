@@ -107,9 +107,14 @@ int cmd_replay(int argc, char **argv)
     unsigned long long events = 0, wall = 0;
 
     rs_result_init(&res);
+    rs_trace *probe = NULL;
     if ((rc = rs_cli_build_config(preset, sets, nsets, &cfg, &err)) ||
         (rc = rs_cli_check_input(trace, &err)) ||
-        (rc = rs_file_sha256(trace, sha, &err)) || (rc = rs_cli_mkdir_parent(db, &err)) ||
+        /* a bad --format spec fails here, before a run is stored */
+        (format && (rc = rs_trace_open_foreign(&probe, trace, format, &err))))
+        goto out;
+    rs_trace_close(probe);
+    if ((rc = rs_file_sha256(trace, sha, &err)) || (rc = rs_cli_mkdir_parent(db, &err)) ||
         (rc = rs_store_open(&st, db, &err)))
         goto out;
     rs_run_meta meta = {

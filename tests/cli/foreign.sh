@@ -211,8 +211,10 @@ expect_status 0 "replay imported csv" "$RSSIM" replay csv.tsv --preset kv-ideal 
 check "same metrics both ways" test "$(sql r.db "select count(*) from (select name, value from metrics where run_id = 1 except select name, value from metrics where run_id = 2)")" = 0
 expect_status 0 "replay oracleGeneral zstd" "$RSSIM" replay t.og.zst --format oracleGeneral --preset kv-ideal --db r.db
 stdout_has "og replay events" "done: 5 events"
+runs=$(sql r.db "select count(*) from runs")
 expect_status 2 "replay spec error" "$RSSIM" replay t.og --format oracleGeneral:zero-size=maybe --preset kv-ideal --db r.db
 stderr_has "replay spec error named" "field 'zero-size': 'maybe' is not one of skip, error"
+check "a bad spec stores no run" test "$(sql r.db "select count(*) from runs")" = "$runs"
 expect_status 2 "replay unknown format" "$RSSIM" replay t.og --format lcs --preset kv-ideal --db r.db
 stderr_has "replay unknown format named" "unknown foreign trace format 'lcs'"
 expect_status 2 "replay bad line" "$RSSIM" replay short.csv --format 'csv:time-col=1,obj-id-col=2,obj-size-col=3' --preset kv-ideal --db r.db
