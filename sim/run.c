@@ -94,7 +94,9 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
                      (unsigned long long)eng.horizon_ns, horizon_why);
         goto out;
     }
-    if ((rc = rs_trace_open(&tr, trace_path, err)))
+    if ((rc = opts && opts->trace_format
+                  ? rs_trace_open_foreign(&tr, trace_path, opts->trace_format, err)
+                  : rs_trace_open(&tr, trace_path, err)))
         goto out;
     if (strcmp(rs_trace_daemon(tr), daemon->trace_daemon) != 0) {
         rc = rs_fail(err, RS_EINPUT, "%s: trace is for daemon '%s' but daemon '%s' replays '%s' traces",

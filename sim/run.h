@@ -33,6 +33,10 @@ typedef struct rs_run_opts {
      * thread (same records, so the same result): for callers that keep
      * every core busy with runs of their own (rssim sweep --jobs N > 1). */
     int decode_inline;
+    /* Read trace_path as another tool's trace, "NAME[:SPEC]" (csv, txt,
+     * oracleGeneral, mtrace, msr, blocks: rs_trace_open_foreign); NULL: an
+     * rssim trace. */
+    const char *trace_format;
 } rs_run_opts;
 
 /* Replay trace_path under cfg into *r_res (initialised by the caller).

@@ -757,8 +757,62 @@ static void check_codec_import(const rs_trace_codec_ops *ops)
     unlink(out);
 }
 
-/* A codec reads and writes (all those slots), or imports, or both; and is
- * the one the list gives for its name. */
+/* A foreign reader reads its example (oracleGeneral: three records made
+ * here) as records of its daemon kind with its example spec; a bad last
+ * line (record) fails naming the file and its line; an unknown spec field
+ * fails naming the field. */
+static void check_codec_foreign(const rs_trace_codec_ops *ops)
+{
+    char in[512], spec[600], bad[560];
+    rs_trace *tr;
+    rs_err err;
+    rs_rec rec;
+    FILE *f;
+    size_t lines = 0;
+
+    CHECK_MSG(ops->example_spec != NULL, "%s: a foreign reader without an example spec", ops->name);
+    tmp_path(in, sizeof in, ops->name);
+    CHECK((f = fopen(in, "w")) != NULL);
+    if (ops->example) {
+        CHECK(fputs(ops->example, f) >= 0);
+        for (const char *p = ops->example; *p; p++)
+            lines += *p == '\n';
+    } else { /* a binary format: three 24-byte oracleGeneral records */
+        for (uint32_t i = 0; i < 3; i++) {
+            uint8_t r[24] = { 0 };
+            r[0] = (uint8_t)i;      /* clock_time */
+            r[4] = (uint8_t)(7 + i); /* obj_id */
+            r[12] = 100;            /* obj_size */
+            CHECK(fwrite(r, 1, sizeof r, f) == sizeof r);
+        }
+        lines = 3;
+    }
+    CHECK(fclose(f) == 0);
+    snprintf(spec, sizeof spec, "%s%s%s", ops->name, *ops->example_spec ? ":" : "", ops->example_spec);
+    CHECK_MSG(rs_trace_open_foreign(&tr, in, spec, &err) == 0, "%s: %s", ops->name, err.msg);
+    uint64_t n = 0;
+    int rc;
+    while ((rc = rs_trace_next(tr, &rec, &err)) == 1)
+        n++;
+    CHECK_MSG(rc == 0 && n > 0, "%s: its example: %d after %llu records: %s", ops->name, rc,
+              (unsigned long long)n, err.msg);
+    rs_trace_close(tr);
+    CHECK((f = fopen(in, "a")) != NULL && fputs("x\n", f) >= 0 && fclose(f) == 0);
+    snprintf(bad, sizeof bad, "%s:%zu:", in, lines + 1);
+    CHECK(rs_trace_open_foreign(&tr, in, spec, &err) == 0);
+    while ((rc = rs_trace_next(tr, &rec, &err)) == 1)
+        ;
+    rs_trace_close(tr);
+    CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, bad) == err.msg, "%s: a bad last line: %d '%s'",
+              ops->name, rc, err.msg);
+    snprintf(spec, sizeof spec, "%s:%s%sno-such-field=1", ops->name, ops->example_spec,
+             *ops->example_spec ? "," : "");
+    CHECK(rs_trace_open_foreign(&tr, in, spec, &err) == RS_EINPUT && strstr(err.msg, "'no-such-field'"));
+    unlink(in);
+}
+
+/* A codec reads and writes (all those slots), or imports, or is read as a
+ * foreign trace, or several; and is the one the list gives for its name. */
 static void check_codec(const rs_trace_codec_ops *ops)
 {
     int reads = ops->sniff && ops->read_header && ops->next;
@@ -767,14 +821,18 @@ static void check_codec(const rs_trace_codec_ops *ops)
     CHECK_MSG(writes == (ops->encode || ops->write_header || ops->rec_max_bytes), "%s: half a writer",
               ops->name);
     CHECK_MSG(reads == writes, "%s: an encoding must be read and written", ops->name);
-    CHECK_MSG(reads || ops->import_line, "%s: neither reads nor imports", ops->name);
-    CHECK_MSG(ops->import_line || (!ops->import_opts && !ops->example), "%s: import slots without import_line",
+    CHECK_MSG(reads || ops->import_line || ops->open_foreign, "%s: neither reads nor imports",
               ops->name);
+    CHECK_MSG(ops->import_line || ops->open_foreign || (!ops->import_opts && !ops->example),
+              "%s: import slots without import_line", ops->name);
+    CHECK_MSG(!ops->open_foreign || !reads, "%s: a foreign reader is never sniffed", ops->name);
     CHECK(rs_trace_codec_find(ops->name) == ops);
     if (reads)
         check_codec_roundtrip(ops);
     if (ops->import_line)
         check_codec_import(ops);
+    if (ops->open_foreign)
+        check_codec_foreign(ops);
 }
 
 static int generate(const rs_gen_ops *gen, const char *path, rs_err *err)

@@ -115,6 +115,9 @@ struct rs_trace {
     int no_fast_path;   /* tests and fuzzing: text always uses the diagnosing parser */
     size_t nops;        /* known ops, for text's name lookup */
     rs_op_entry ops[RS_OP__MAX + 1];
+    int (*next)(rs_trace *tr, rs_rec *r_rec, rs_err *err); /* fmt->next, or a foreign reader's */
+    void *imp;                  /* a foreign reader's state (foreign.h), or NULL */
+    void (*imp_free)(void *imp);
 };
 
 struct rs_trace_writer {

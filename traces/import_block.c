@@ -15,10 +15,12 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <zlib.h>
 
+#include "foreign.h"
 #include "format.h"
 #include "osd_io.h"
 
@@ -228,11 +230,98 @@ static int blocks_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
                ? RS_EINPUT : 1;
 }
 
+/* ---- read as foreign traces (rs_trace_open_foreign): osd or kv ---------
+ *
+ * The same line parsers, over the trace reader's buffer (plain, gzip or
+ * zstd).  An I/O becomes, as `rssim trace import` writes it, one osd
+ * record per RADOS object it touches (to=osd), or one kv record per page of
+ * object-size bytes it touches (to=kv: GET for a read, SET for a write,
+ * key = page number, size_bytes = the page size). */
+
+typedef struct block_state {
+    rs_foreign f;
+    rs_import_opts opts;
+    reader rd;
+    int kv;
+    rs_import_io io; /* the I/O being split: io.off_bytes/len_bytes what is left */
+} block_state;
+
+static int block_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
+{
+    block_state *st = tr->imp;
+    uint64_t obj = st->opts.object_bytes;
+    int rc;
+
+    while (st->io.len_bytes == 0) {
+        if ((rc = rs_foreign_line(tr, &st->f, err)) < 0)
+            return rc;
+        if (rc == 0)
+            return st->rd.ios ? 0
+                              : rs_fail(err, RS_EINPUT, "%s:%llu: no I/O in the file", tr->path,
+                                        (unsigned long long)st->f.lineno + (st->f.lineno == 0));
+        char *s = rs_foreign_trim(st->f.line);
+        if (!*s || *s == '#')
+            continue;
+        st->rd.line = st->f.lineno;
+        if ((rc = tr->fmt->import_line(&st->rd, s, &st->io, err)) < 0)
+            return rc;
+        if (rc == 1)
+            st->rd.ios++;
+    }
+    uint64_t in_obj = st->io.off_bytes % obj, piece = obj - in_obj;
+    if (piece > st->io.len_bytes)
+        piece = st->io.len_bytes;
+    if (st->kv)
+        *r_rec = (rs_rec){ .t_ns = st->io.t_ns, .key = st->io.off_bytes / obj, .size_bytes = obj,
+                           .op = st->io.op == RS_OP_READ ? RS_OP_GET : RS_OP_SET };
+    else
+        *r_rec = (rs_rec){ .t_ns = st->io.t_ns, .key = st->io.off_bytes / obj, .size_bytes = piece,
+                           .aux = (uint32_t)in_obj, .op = (uint8_t)st->io.op };
+    st->io.off_bytes += piece;
+    st->io.len_bytes -= piece;
+    return rs_foreign_emit(tr, &st->f, r_rec, err);
+}
+
+static int block_open(rs_trace *tr, const char *text, rs_err *err)
+{
+    static const char *const msr_known[] = { "to", "object-size", NULL };
+    static const char *const blocks_known[] = { "to", "object-size", "block-size", "interval", NULL };
+    static const char *const to[] = { "osd", "kv", NULL };
+    int is_blocks = tr->fmt == &rs_trace_codec_blocks, ti, rc;
+    rs_spec spec;
+    block_state *st = calloc(1, sizeof *st);
+
+    if (!st)
+        return rs_fail(err, RS_ENOMEM, "out of memory");
+    tr->imp = st;
+    tr->imp_free = free;
+    tr->next = block_next;
+    if ((rc = rs_spec_parse(&spec, tr->fmt->name, text, is_blocks ? blocks_known : msr_known, err)) ||
+        (rc = rs_spec_choice(&spec, "to", to, 0, &ti, err)))
+        return rc;
+    st->kv = ti == 1;
+    tr->daemon_id = st->kv ? RS_DAEMON_KV : RS_DAEMON_OSD;
+    /* kv: a page (a value is below 4 GiB); osd: a RADOS object (as the import's --object-size) */
+    if ((rc = rs_spec_size(&spec, "object-size", st->kv ? 4096 : 4u << 20, 1,
+                           st->kv ? RS_REC_VALUE_MAX_BYTES : (uint64_t)1 << 32,
+                           &st->opts.object_bytes, err)) ||
+        (rc = rs_spec_size(&spec, "block-size", 512, 1, (uint64_t)1 << 32, &st->opts.block_bytes,
+                           err)) ||
+        (rc = rs_spec_duration(&spec, "interval", 0, &st->opts.interval_ns, err)))
+        return rc;
+    st->opts.from = tr->fmt->name;
+    st->rd = (reader){ .opts = &st->opts, .path = tr->path };
+    return 0;
+}
+
 const rs_trace_codec_ops rs_trace_codec_msr = {
     .name = "msr",
-    .doc = "import only: MSR-Cambridge CSV (Timestamp in 100 ns, Hostname, DiskNumber, "
-           "Read|Write, Offset, Size, ResponseTime), times relative to the first line",
+    .doc = "import, or foreign as osd or kv (to=): MSR-Cambridge CSV (Timestamp in 100 ns, "
+           "Hostname, DiskNumber, Read|Write, Offset, Size, ResponseTime), times relative to the "
+           "first line",
     .import_line = msr_parse,
+    .open_foreign = block_open,
+    .example_spec = "",
     .example = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n"
                "128166372003061629,web,1,Read,3221225472,8192,1331\n"
                "128166372013061629,web,1,Write,4096,4194304,20\n",
@@ -240,10 +329,12 @@ const rs_trace_codec_ops rs_trace_codec_msr = {
 
 const rs_trace_codec_ops rs_trace_codec_blocks = {
     .name = "blocks",
-    .doc = "import only: 'start_block nblocks [R|W]' lines (default R) of --block-size "
-           "blocks, line i at i x --interval (0: all at t 0, a closed loop)",
+    .doc = "import, or foreign as osd or kv (to=): 'start_block nblocks [R|W]' lines "
+           "(default R) of --block-size blocks, line i at i x --interval (0: all at t 0)",
     .import_line = blocks_parse,
     .import_opts = RS_IMPORT_OPT_BLOCK_SIZE | RS_IMPORT_OPT_INTERVAL,
+    .open_foreign = block_open,
+    .example_spec = "",
     .example = "# start nblocks op\n0 8\n16384 16 W\n8 8 R\n",
 };
 
@@ -276,7 +367,7 @@ int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_wr
 
     memset(r_stats, 0, sizeof *r_stats);
     if (!fmt || !fmt->import_line)
-        return rs_fail(err, RS_EINPUT, "unknown block trace format '%s' (known: %s)", opts->from,
+        return rs_fail(err, RS_EINPUT, "unknown trace format '%s' to import (known: %s)", opts->from,
                        rs_trace_codec_names('i', known, sizeof known));
     if (opts->object_bytes < 1 || opts->object_bytes > ((uint64_t)1 << 32))
         return rs_fail(err, RS_EINPUT, "bad object size %llu: must be in 1 .. 4G",

@@ -197,7 +197,9 @@ const char *rs_trace_codec_names(int want, char *buf, size_t cap)
     if (cap)
         buf[0] = '\0';
     for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c && n < cap; c++)
-        if ((want == 'w' && (*c)->encode) || (want == 'i' && (*c)->import_line))
+        if ((want == 'w' && (*c)->encode) ||
+            (want == 'i' && ((*c)->import_line || (*c)->open_foreign)) ||
+            (want == 'f' && (*c)->open_foreign))
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", (*c)->name);
     return buf;
 }
@@ -234,11 +236,10 @@ int rs_trace_fail(rs_trace *tr, rs_err *err, const char *fmt, ...)
     return rs_fail(err, RS_EINPUT, "%s:%llu: %s", tr->path, (unsigned long long)tr->line, msg);
 }
 
-int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes,
-                      rs_err *err)
+/* A trace over src with its buffer, nothing read yet (src is taken over). */
+static int trace_new(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes, rs_err *err)
 {
     rs_trace *tr = calloc(1, sizeof *tr);
-    int rc;
 
     if (buf_bytes == 0)
         buf_bytes = RS_TRACE_BUF_BYTES;
@@ -257,6 +258,18 @@ int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf
         rs_trace_close(tr);
         return rs_fail(err, RS_ENOMEM, "out of memory opening '%s'", name);
     }
+    *r_tr = tr;
+    return 0;
+}
+
+int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes,
+                      rs_err *err)
+{
+    rs_trace *tr;
+    int rc;
+
+    if ((rc = trace_new(&tr, src, name, buf_bytes, err)))
+        return rc;
     if ((rc = rs_trace_fill(tr, 8, err))) {
         rs_trace_close(tr);
         return rc;
@@ -278,8 +291,60 @@ int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf
     }
     rs_op_class_fill(tr->daemon_id, tr->op_class);
     tr->nops = rs_op_entries(tr->ops);
+    tr->next = tr->fmt->next;
     *r_tr = tr;
     return 0;
+}
+
+/* A foreign trace over src: the codec format names opens it with its spec. */
+static int open_foreign_src(rs_trace **r_tr, rs_src *src, const char *name, const char *format,
+                            rs_err *err)
+{
+    const char *colon = strchr(format, ':');
+    size_t n = colon ? (size_t)(colon - format) : strlen(format);
+    const rs_trace_codec_ops *fmt = NULL;
+    char known[160];
+    rs_trace *tr;
+    int rc;
+
+    for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c && !fmt; c++)
+        if ((*c)->open_foreign && strlen((*c)->name) == n && !strncmp((*c)->name, format, n))
+            fmt = *c;
+    if (!fmt) {
+        rs_src_close(src);
+        return rs_fail(err, RS_EINPUT, "unknown foreign trace format '%.*s' (known: %s)", (int)n,
+                       format, rs_trace_codec_names('f', known, sizeof known));
+    }
+    if ((rc = trace_new(&tr, src, name, RS_TRACE_BUF_BYTES, err)))
+        return rc;
+    tr->fmt = fmt;
+    if ((rc = fmt->open_foreign(tr, colon ? colon + 1 : "", err))) {
+        rs_trace_close(tr);
+        return rc;
+    }
+    rs_op_class_fill(tr->daemon_id, tr->op_class);
+    tr->nops = rs_op_entries(tr->ops);
+    *r_tr = tr;
+    return 0;
+}
+
+int rs_trace_open_foreign(rs_trace **r_tr, const char *path, const char *format, rs_err *err)
+{
+    rs_src src;
+    int rc = rs_src_open_file(&src, path, err);
+    if (rc)
+        return rc;
+    return open_foreign_src(r_tr, &src, path, format, err);
+}
+
+int rs_trace_open_foreign_mem(rs_trace **r_tr, const void *data, size_t len, const char *name,
+                              const char *format, rs_err *err)
+{
+    rs_src src;
+    int rc = rs_src_open_mem(&src, data, len, err);
+    if (rc)
+        return rs_err_prefix(err, "%s", name);
+    return open_foreign_src(r_tr, &src, name, format, err);
 }
 
 int rs_trace_open(rs_trace **r_tr, const char *path, rs_err *err)
@@ -303,7 +368,7 @@ int rs_trace_open_mem(rs_trace **r_tr, const void *data, size_t len, const char 
 
 int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
 {
-    return tr->fmt->next(tr, r_rec, err);
+    return tr->next(tr, r_rec, err);
 }
 
 const char *rs_trace_path(const rs_trace *tr)
@@ -342,6 +407,8 @@ void rs_trace_close(rs_trace *tr)
     if (!tr)
         return;
     rs_src_close(&tr->src);
+    if (tr->imp_free)
+        tr->imp_free(tr->imp);
     free(tr->buf);
     free(tr->path);
     free(tr);

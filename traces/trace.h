@@ -92,6 +92,14 @@ typedef struct rs_trace rs_trace;
 
 /* Open path for reading (plain/.gz/.zst, text or binary, detected). */
 int rs_trace_open(rs_trace **r_tr, const char *path, rs_err *err);
+/* Open path (plain/.gz/.zst) as a trace of another tool: format is
+ * "NAME" or "NAME:SPEC" naming a codec with open_foreign (csv, txt,
+ * oracleGeneral, mtrace, msr, blocks; docs/trace-format.md §7).  The
+ * records read are checked by the same rules as an rssim trace's. */
+int rs_trace_open_foreign(rs_trace **r_tr, const char *path, const char *format, rs_err *err);
+/* The same over len bytes at data (which must outlive the trace). */
+int rs_trace_open_foreign_mem(rs_trace **r_tr, const void *data, size_t len, const char *name,
+                              const char *format, rs_err *err);
 /* Next record: 1 = a record in *r_rec, 0 = end of trace, <0 = error. */
 int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err);
 const char *rs_trace_daemon(const rs_trace *tr); /* e.g. "kv" */
@@ -184,21 +192,33 @@ typedef struct rs_trace_codec_ops {
                        rs_err *err);
     unsigned import_opts; /* RS_IMPORT_OPT_* it reads besides the object size */
     const char *example;  /* importers: a small valid input (tests, fuzz seeds) */
+
+    /* Foreign reader (NULL when not one): another tool's trace read as
+     * rssim records, never sniffed, opened by rs_trace_open_foreign with
+     * "NAME[:SPEC]" (`rssim replay --format`, `rssim trace import --from`).
+     * open_foreign parses spec ("" = none; an unknown or repeated field is
+     * an error naming it), sets tr->daemon_id, tr->next and tr->imp. */
+    int (*open_foreign)(rs_trace *tr, const char *spec, rs_err *err);
+    const char *example_spec; /* a spec that reads example ("" = none needed) */
 } rs_trace_codec_ops;
 
 extern const rs_trace_codec_ops rs_trace_codec_binary, rs_trace_codec_text, rs_trace_codec_msr,
-    rs_trace_codec_blocks;
+    rs_trace_codec_blocks, rs_trace_codec_oracle_general, rs_trace_codec_csv, rs_trace_codec_txt,
+    rs_trace_codec_mtrace;
 
 /* Every codec, the one list: adding a codec is its file and its entry
  * here.  The reader tries the sniffers in this order. */
 #define RS_TRACE_CODECS                                                                   \
-    &rs_trace_codec_binary, &rs_trace_codec_text, &rs_trace_codec_msr, &rs_trace_codec_blocks
+    &rs_trace_codec_binary, &rs_trace_codec_text, &rs_trace_codec_msr, &rs_trace_codec_blocks, \
+    &rs_trace_codec_oracle_general, &rs_trace_codec_csv, &rs_trace_codec_txt,                \
+    &rs_trace_codec_mtrace
 
 /* RS_TRACE_CODECS as an array, NULL-terminated. */
 extern const rs_trace_codec_ops *const rs_trace_codecs[];
 /* The codec called name, or NULL. */
 const rs_trace_codec_ops *rs_trace_codec_find(const char *name);
-/* The names of the codecs that can write (want = 'w') or import ('i'),
+/* The names of the codecs that can write (want = 'w'), import ('i': block
+ * importers and foreign readers) or be read as foreign traces ('f'),
  * ", "-separated, into buf; returns buf. */
 const char *rs_trace_codec_names(int want, char *buf, size_t cap);
 

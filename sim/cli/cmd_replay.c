@@ -10,6 +10,7 @@
 #include "../../traces/trace.h"
 #include "../base/config.h"
 #include "../base/result.h"
+#include "../run.h"
 #include "../store.h"
 #include "cli.h"
 #include "per_item.h"
@@ -18,12 +19,17 @@
 
 static void usage(FILE *f)
 {
+    char foreign[160];
     fprintf(f,
             "usage: rssim replay TRACE --preset P [--set key=value ...] [--seed N]\n"
-            "                    [--db PATH] [--label TEXT]\n\n"
+            "                    [--db PATH] [--label TEXT] [--format F[:SPEC]]\n\n"
             "Replay TRACE through the models the preset names, store the run (status\n"
             "running, then done or failed) in the database, and print its metrics.\n\n"
             "  -p, --preset P    models/presets/P.conf, or a path to a .conf file\n"
+            "      --format F[:SPEC]\n"
+            "                    read TRACE as another tool's trace, no import step:\n"
+            "                    %s\n"
+            "                    (e.g. csv:obj-id-col=2,obj-size-col=3; docs/trace-format.md)\n"
             "  -s, --set K=V     override one parameter (repeatable; see 'rssim list')\n"
             "      --seed N      same as --set seed=N\n"
             "      --db PATH     SQLite database (default %s)\n"
@@ -34,7 +40,7 @@ static void usage(FILE *f)
             "                    also write every allocator call of the run as an\n"
             "                    allocation trace (daemon alloc) for rssim-real\n"
             "  -h, --help        this help\n",
-            rs_cli_default_db());
+            rs_trace_codec_names('f', foreign, sizeof foreign), rs_cli_default_db());
 }
 
 static double metric(const rs_result *res, const char *name)
@@ -52,9 +58,11 @@ int cmd_replay(int argc, char **argv)
         { "label", required_argument, NULL, 'l' },  { "help", no_argument, NULL, 'h' },
         { "emit-alloc-trace", required_argument, NULL, 'E' },
         { "strict", no_argument, NULL, 'T' },
+        { "format", required_argument, NULL, 'F' },
         { NULL, 0, NULL, 0 },
     };
     const char *preset = NULL, *db = rs_cli_default_db(), *label = NULL, *emit = NULL;
+    const char *format = NULL;
     char *sets[MAX_SETS + 1], seedset[64];
     int nsets = 0, c, rc;
 
@@ -79,6 +87,7 @@ int cmd_replay(int argc, char **argv)
         case 'd': db = optarg; break;
         case 'l': label = optarg; break;
         case 'E': emit = optarg; break;
+        case 'F': format = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -98,9 +107,14 @@ int cmd_replay(int argc, char **argv)
     unsigned long long events = 0, wall = 0;
 
     rs_result_init(&res);
+    rs_trace *probe = NULL;
     if ((rc = rs_cli_build_config(preset, sets, nsets, &cfg, &err)) ||
         (rc = rs_cli_check_input(trace, &err)) ||
-        (rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
+        /* a bad --format spec fails here, before a run is stored */
+        (format && (rc = rs_trace_open_foreign(&probe, trace, format, &err))))
+        goto out;
+    rs_trace_close(probe);
+    if ((rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
         (rc = rs_store_trace_sha256(st, trace, sha, &err)))
         goto out;
     rs_run_meta meta = {
@@ -112,7 +126,8 @@ int cmd_replay(int argc, char **argv)
     if ((rc = rs_store_run_begin(st, &meta, cfg, &id, &err)))
         goto out;
     run_id = id;
-    if ((rc = rs_cli_execute_run(st, run_id, trace, cfg, emit, &res, &events, &wall, &err))) {
+    rs_run_opts ropts = { .emit_alloc_trace = emit, .trace_format = format };
+    if ((rc = rs_cli_execute_run_opts(st, run_id, trace, cfg, &ropts, &res, &events, &wall, &err))) {
         rs_err_prefix(&err, "run %lld failed", run_id);
         goto out;
     }

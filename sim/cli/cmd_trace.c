@@ -22,15 +22,16 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: rssim trace convert IN OUT [--format text|binary]\n"
-               "       rssim trace stats IN\n"
-               "       rssim trace import --from msr|blocks IN -o OUT [--object-size 4M]\n"
-               "                          [--block-size 512] [--interval TIME]\n"
-               "                          [--format text|binary]\n\n"
+               "       rssim trace stats IN [--format NAME[:SPEC]]\n"
+               "       rssim trace import --from FORMAT[:SPEC] IN -o OUT [--to osd|kv]\n"
+               "                          [--object-size 4M] [--block-size 512]\n"
+               "                          [--interval TIME] [--format text|binary]\n\n"
                "convert  re-encode a trace; the format defaults to the other one of IN's,\n"
                "         compression follows OUT's name (.gz gzip, .zst zstd, else none)\n"
                "stats    records, time span, op counts, keys and bytes of a trace\n"
-               "import   a block trace (MSR-Cambridge CSV, start_block nblocks lists) as an\n"
-               "         osd trace on RADOS objects\n\n"
+               "import   another tool's trace as an rssim trace: block traces (MSR-Cambridge\n"
+               "         CSV, start_block nblocks lists) as osd or kv traces, libCacheSim\n"
+               "         traces (oracleGeneral, csv, txt) as kv, glibc mtrace logs as alloc\n\n"
                "Input format and compression are detected from the content.\n"
                "See docs/trace-format.md.\n");
 }
@@ -117,7 +118,7 @@ static void line_str(const char *name, const char *v)
 
 static int stats(int argc, char **argv)
 {
-    const char *in = NULL;
+    const char *in = NULL, *format = NULL;
     rs_trace_summary sum;
     rs_err err = { 0 };
     rs_trace *tr;
@@ -125,12 +126,20 @@ static int stats(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         if (is_help(argv[i])) {
-            printf("usage: rssim trace stats IN\n\n"
+            printf("usage: rssim trace stats IN [--format NAME[:SPEC]]\n\n"
                    "Print one aligned 'name value' line each: file, format, compression,\n"
                    "daemon, records, t_first_ns, t_last_ns, duration_s, op_<OP> for every op\n"
                    "present, distinct_keys, bytes_total (sum of size_bytes) and\n"
-                   "bytes_distinct (sum over distinct keys of their last nonzero size).\n");
+                   "bytes_distinct (sum over distinct keys of their last nonzero size).\n"
+                   "--format reads IN as another tool's trace, as replay --format does.\n");
             return 0;
+        } else if (!strcmp(argv[i], "--format") || !strncmp(argv[i], "--format=", 9)) {
+            if (argv[i][8] == '=')
+                format = argv[i] + 9;
+            else if (++i == argc)
+                return rs_cli_usage_error("trace stats", "--format needs a value");
+            else
+                format = argv[i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return rs_cli_usage_error("trace stats", "unknown option '%s'", argv[i]);
         } else if (!in) {
@@ -141,7 +150,7 @@ static int stats(int argc, char **argv)
     }
     if (!in)
         return rs_cli_usage_error("trace stats", "needs IN");
-    if (rs_trace_open(&tr, in, &err))
+    if (format ? rs_trace_open_foreign(&tr, in, format, &err) : rs_trace_open(&tr, in, &err))
         return rs_cli_report(&err);
     if (rs_trace_summarize_from(tr, &sum, &err)) {
         rs_trace_close(tr);
@@ -190,10 +199,66 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
+/* Import through a foreign reader (rs_trace_open_foreign): the options
+ * given become spec fields of the same names, so a reader that has no
+ * such field refuses them, naming it. */
+static int import_foreign(const char *in, const char *out, const char *format, const char *from,
+                          const char *to, const char *object, const char *block,
+                          const char *interval)
+{
+    const char *keys[] = { "to", "object-size", "block-size", "interval" };
+    const char *vals[] = { to, object, block, interval };
+    char spec[1024];
+    size_t n = (size_t)snprintf(spec, sizeof spec, "%s", from);
+    int sep = strchr(from, ':') != NULL, rc;
+    rs_trace_writer *w = NULL;
+    rs_trace *tr = NULL;
+    rs_err err = { 0 };
+    const void *ops;
+    uint64_t records = 0;
+    rs_rec rec;
+
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (vals[k] && n < sizeof spec) {
+            n += (size_t)snprintf(spec + n, sizeof spec - n, "%s%s=%s", sep ? "," : ":", keys[k],
+                                  vals[k]);
+            sep = 1;
+        }
+    if (n >= sizeof spec)
+        return rs_cli_usage_error("trace import", "--from and its options are too long");
+    if (!format)
+        format = rs_cli_format_for_name(out);
+    if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
+        (rc = rs_cli_check_input(in, &err)) || (rc = rs_trace_open_foreign(&tr, in, spec, &err)))
+        return rs_cli_report(&err);
+    if ((rc = rs_cli_mkdir_parent(out, &err)) ||
+        (rc = rs_trace_writer_open(&w, out, format, rs_trace_daemon(tr), &err))) {
+        rs_trace_close(tr);
+        return rs_cli_report(&err);
+    }
+    rs_cli_tmp_guard(out);
+    while ((rc = rs_trace_next(tr, &rec, &err)) == 1 && !(rc = rs_trace_write(w, &rec, &err)))
+        records++;
+    const char *daemon = rs_trace_daemon(tr);
+    rs_trace_close(tr);
+    if (rc) {
+        rs_trace_writer_abort(w);
+        rs_cli_tmp_unguard();
+        return rs_cli_report(&err);
+    }
+    rc = rs_trace_writer_close(w, &err);
+    rs_cli_tmp_unguard();
+    if (rc)
+        return rs_cli_report(&err);
+    printf("wrote %s: %llu records (daemon %s) from %s\n", out, (unsigned long long)records,
+           daemon, in);
+    return 0;
+}
+
 static int import(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *format = NULL, *object = "4M", *block = NULL;
-    const char *interval = NULL;
+    const char *interval = NULL, *to = NULL, *object_given = NULL;
     rs_import_opts opts = { .from = NULL, .block_bytes = 512 };
     rs_import_stats st;
     rs_trace_writer *w = NULL;
@@ -203,25 +268,34 @@ static int import(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         static const char *const names[] = { "--from", "--output", "-o", "--format",
-                                             "--object-size", "--block-size", "--interval" };
-        const char **slots[] = { &opts.from, &out, &out, &format, &object, &block, &interval };
+                                             "--object-size", "--block-size", "--interval", "--to" };
+        const char **slots[] = { &opts.from, &out, &out, &format, &object_given, &block, &interval,
+                                 &to };
         const char *v = NULL;
         int missing = 0, k;
 
         if (is_help(argv[i])) {
             char importers[128];
-            printf("usage: rssim trace import --from FORMAT IN -o OUT [--object-size SIZE]\n"
-                   "                          [--block-size SIZE] [--interval TIME]\n"
-                   "                          [--format text|binary]\n\n"
-                   "Read block trace IN (plain or gzip) and write an osd trace OUT: each I/O\n"
-                   "becomes one READ/WRITE record per RADOS object it touches (key = offset /\n"
-                   "object size, aux = offset inside the object, size_bytes = length).\n\n"
+            printf("usage: rssim trace import --from FORMAT[:SPEC] IN -o OUT [--to osd|kv]\n"
+                   "                          [--object-size SIZE] [--block-size SIZE]\n"
+                   "                          [--interval TIME] [--format text|binary]\n\n"
+                   "Read another tool's trace IN (plain, gzip or zstd) and write it as an rssim\n"
+                   "trace OUT.  A block trace becomes an osd trace (--to osd, the default): one\n"
+                   "READ/WRITE record per RADOS object an I/O touches (key = offset / object\n"
+                   "size, aux = offset inside the object, size_bytes = length); or with --to kv\n"
+                   "one GET (read) or SET (write) per page of --object-size (default 4K) it\n"
+                   "touches.  libCacheSim traces become kv traces, mtrace logs alloc traces.\n"
+                   "SPEC is the reader's 'key=value,...' list (docs/trace-format.md §7); the\n"
+                   "options --to, --object-size, --block-size and --interval are the same as\n"
+                   "spec fields of those names, and a reader that has no such field refuses them.\n\n"
                    "  --from FORMAT   one of: %s\n",
                    rs_trace_codec_names('i', importers, sizeof importers));
             for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
                 if ((*c)->import_line)
                     printf("  --from %-8s %s\n", (*c)->name, (*c)->doc);
-            printf("  --object-size   RADOS object size (default 4M)\n"
+            printf("  --to            osd or kv: what a block trace becomes (default osd)\n"
+                   "  --object-size   RADOS object size (default 4M), or with --to kv the page\n"
+                   "                  size (default 4K)\n"
                    "  --block-size    bytes per block of a blocks list (default 512)\n"
                    "  --interval      time between two I/Os of a blocks list (default 0)\n"
                    "  --format        text or binary; default text when OUT ends in .tsv or\n"
@@ -252,7 +326,14 @@ static int import(int argc, char **argv)
         return rs_cli_usage_error("trace import", "needs --from (%s)", importers);
     if (!in || !out)
         return rs_cli_usage_error("trace import", "needs IN and -o OUT");
-    const rs_trace_codec_ops *from = rs_trace_codec_find(opts.from);
+    if (object_given)
+        object = object_given;
+    const char *colon = strchr(opts.from, ':');
+    char from_name[64];
+    snprintf(from_name, sizeof from_name, "%.*s", colon ? (int)(colon - opts.from) : 63, opts.from);
+    const rs_trace_codec_ops *from = rs_trace_codec_find(from_name);
+    if (from && from->open_foreign && (!from->import_line || colon || to))
+        return import_foreign(in, out, format, opts.from, to, object_given, block, interval);
     unsigned reads = from ? from->import_opts : 0;
     if ((block && !(reads & RS_IMPORT_OPT_BLOCK_SIZE)) || (interval && !(reads & RS_IMPORT_OPT_INTERVAL)))
         return rs_cli_usage_error("trace import", "--from %s reads no %s", opts.from,

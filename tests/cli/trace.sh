@@ -103,8 +103,10 @@ ls ./*.tmp >/dev/null 2>&1 && fail "temporary files left behind"
 # ---- usage errors: exit 2 ----------------------------------------------------
 set +e
 "$RSSIM" trace convert a.bin 2>/dev/null; [ $? -eq 2 ] || fail "convert without OUT"
+"$RSSIM" trace convert a.bin x.bin --format xml 2>err.txt; [ $? -eq 2 ] || fail "--format xml"
+grep -q "unknown trace format 'xml'" err.txt || fail "--format xml message"
 "$RSSIM" trace convert a.bin x.bin --format csv 2>err.txt; [ $? -eq 2 ] || fail "--format csv"
-grep -q "unknown trace format 'csv'" err.txt || fail "--format csv message"
+grep -q "cannot write the import-only trace format 'csv'" err.txt || fail "--format csv message"
 "$RSSIM" trace frobnicate 2>/dev/null; [ $? -eq 2 ] || fail "unknown trace subcommand"
 "$RSSIM" gen kv --keys 10 2>/dev/null; [ $? -eq 2 ] || fail "gen without -o"
 "$RSSIM" gen kv --colour red -o x.bin 2>err.txt; [ $? -eq 2 ] || fail "gen unknown option"

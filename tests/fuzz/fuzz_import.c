@@ -4,7 +4,11 @@
  * Every importer in the codec list (the codecs with import_line, so a new
  * one is fuzzed without an edit here) reads each input, written to a
  * scratch file (the importers read files, plain or gzip, through zlib), and
- * writes an osd trace that is then thrown away.  Besides "no crash, no
+ * writes an osd trace that is then thrown away.  Every foreign reader (the
+ * codecs with open_foreign: oracleGeneral, csv, txt, mtrace, msr, blocks)
+ * reads the same bytes in memory with its example spec, to the end: each
+ * either reads to the end or fails as bad input naming the input
+ * ("NAME:LINE: ...").  Besides "no crash, no
  * leak, no UB" (ASan/UBSan), it checks that an import either succeeds with
  * at least one I/O and at least one record per I/O, or fails as bad input
  * naming the file ("PATH:LINE: ..."), and that a trace it wrote reads back
@@ -51,6 +55,26 @@ static void import_one(const rs_trace_codec_ops *c, const char *in, const char *
     unlink(out);
 }
 
+static void foreign_one(const rs_trace_codec_ops *c, const uint8_t *data, size_t size)
+{
+    static const char name[] = "fuzz-input";
+    char spec[512];
+    rs_err err = { 0 };
+    rs_trace *tr;
+    rs_rec r;
+    int rc;
+
+    snprintf(spec, sizeof spec, "%s%s%s", c->name, *c->example_spec ? ":" : "", c->example_spec);
+    if ((rc = rs_trace_open_foreign_mem(&tr, data, size, name, spec, &err)) == 0) {
+        while ((rc = rs_trace_next(tr, &r, &err)) == 1)
+            ;
+        rs_trace_close(tr);
+    }
+    if (rc != 0 && (rc != RS_EINPUT || strncmp(err.msg, name, sizeof name - 1) != 0 ||
+                    err.msg[sizeof name - 1] != ':'))
+        __builtin_trap(); /* bad input must fail as such, naming the input */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -65,5 +89,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if ((*c)->import_line)
             import_one(*c, in, out);
     unlink(in);
+    for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
+        if ((*c)->open_foreign)
+            foreign_one(*c, data, size);
     return 0;
 }
