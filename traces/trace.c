@@ -197,7 +197,7 @@ const char *rs_trace_codec_names(int want, char *buf, size_t cap)
     if (cap)
         buf[0] = '\0';
     for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c && n < cap; c++)
-        if ((want == 'w' && (*c)->encode) || (want == 'i' && (*c)->import_line))
+        if ((want == 'w' && (*c)->encode) || (want == 'i' && ((*c)->import_line || (*c)->import_file)))
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", (*c)->name);
     return buf;
 }
