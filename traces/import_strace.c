@@ -1114,6 +1114,8 @@ static int handle(st *s, uint32_t pi, char *text, rs_err *err)
         while (n + 1 < sizeof e && (isupper((unsigned char)*q) || isdigit((unsigned char)*q)))
             e[n++] = *q++;
         e[n] = '\0';
+        if (!n && !strncmp(q, "(errno ", 7)) /* an errno strace has no name for */
+            memcpy(e, "?", 2), n = 1;
         if (!n)
             return fail(s, err, "return value of %.*s: -%lld without an error name", (int)nl, text,
                         (long long)ret);
