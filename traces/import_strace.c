@@ -47,7 +47,8 @@ typedef struct node {
     uint32_t name_off, name_len;
     uint32_t gen;        /* changes when the file behind the path goes */
     uint32_t live;       /* existing children */
-    uint8_t dir;
+    uint8_t dir;         /* known to be a folder */
+    uint8_t mds_dir;     /* made a folder in the MDS (MKDIR, not CREATE) */
 } node;
 
 typedef struct ofd {
@@ -294,11 +295,25 @@ static int emit(st *s, rs_op op, uint64_t key, uint64_t parent, uint32_t aux, ui
 
 /* n (under the root) exists: it and its missing folders are made by client
  * 0, the tree as it stood before the recording (or made by something the
- * trace does not show), each just before its first use. */
+ * trace does not show), each just before its first use.  A path client 0
+ * made as a file that has since shown itself a folder (a stat without the
+ * mode, then a path through it) is made again as a folder, same inode
+ * (UNLINK + MKDIR by client 0). */
 static int ensure(st *s, uint32_t n, int dir, rs_err *err)
 {
+    int rc;
     if (dir)
         s->nodes[n].dir = 1;
+    for (uint32_t a = n; a != s->root; a = s->nodes[a].parent) {
+        node *x = &s->nodes[a];
+        if (!x->ino || !x->dir || x->mds_dir)
+            continue;
+        x->mds_dir = 1;
+        x->gen++; /* the UNLINK dropped every client's caps on it */
+        if ((rc = emit(s, RS_OP_UNLINK, x->ino, x->mds_parent, x->name_len, 0, err)) ||
+            (rc = emit(s, RS_OP_MKDIR, x->ino, x->mds_parent, x->name_len, 0, err)))
+            return rc;
+    }
     while (!s->nodes[n].ino) {
         uint32_t a = n;
         while (!s->nodes[s->nodes[a].parent].ino)
@@ -306,9 +321,9 @@ static int ensure(st *s, uint32_t n, int dir, rs_err *err)
         node *x = &s->nodes[a], *p = &s->nodes[x->parent];
         x->ino = s->next_ino++;
         x->mds_parent = p->ino;
+        x->mds_dir = x->dir;
         p->live++;
-        int rc = emit(s, x->dir ? RS_OP_MKDIR : RS_OP_CREATE, x->ino, p->ino, x->name_len, 0, err);
-        if (rc)
+        if ((rc = emit(s, x->dir ? RS_OP_MKDIR : RS_OP_CREATE, x->ino, p->ino, x->name_len, 0, err)))
             return rc;
     }
     return 0;
@@ -344,7 +359,7 @@ static int make(st *s, uint32_t n, int dir, uint16_t c, rs_err *err)
     x->gen++;
     x->ino = s->next_ino++;
     x->mds_parent = s->nodes[p].ino;
-    x->dir = (uint8_t)dir;
+    x->dir = x->mds_dir = (uint8_t)dir;
     return emit(s, dir ? RS_OP_MKDIR : RS_OP_CREATE, x->ino, x->mds_parent, x->name_len, c, err);
 }
 
@@ -1061,6 +1076,7 @@ static int do_rename(st *s, proc *p, const call *k, char **av, int ac, int res, 
     if (moves) {
         x->ino = ino;
         x->mds_parent = np->ino;
+        x->mds_dir = x->dir;
         np->live++;
         return emit(s, x->dir ? RS_OP_MKDIR : RS_OP_CREATE, ino, np->ino, x->name_len, p->client, err);
     }

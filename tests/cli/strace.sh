@@ -63,6 +63,19 @@ expect_status 0 "hand import" "$RSSIM" trace import --from strace "$T/hand.strac
 stdout_has "hand summary" "14 records (0 by client 0, the tree before the recording) from 16 calls (10 under the root) of 3 processes on 20 lines"
 check "hand records as worked out" cmp -s "$T/hand.tsv" "$T/hand.want"
 [ -s "$T/hand.tsv" ] && ! cmp -s "$T/hand.tsv" "$T/hand.want" && diff "$T/hand.want" "$T/hand.tsv" | head -20 >&2
+# a path client 0 made as a file (access gives no mode) that turns out a
+# folder is made again as one, same inode, before anything goes in it
+printf '100 10:00:00.000000 access("/w/sub", F_OK) = 0\n100 10:00:00.000001 stat("/w/sub/f", {st_mode=S_IFREG|0644, st_size=0, ...}) = 0\n' \
+  > "$T/retype.strace"
+{
+  printf '#rssim-trace\tv1\tdaemon=mds\nt_ns\top\tkey\tsize_bytes\tthread\taux\n'
+  printf '0\tCREATE\t2\t1\t0\t3\n0\tLOOKUP\t2\t1\t1\t3\n0\tGETATTR\t2\t0\t1\t0\n'
+  printf '1000\tUNLINK\t2\t1\t0\t3\n1000\tMKDIR\t2\t1\t0\t3\n'
+  printf '1000\tCREATE\t3\t2\t0\t1\n1000\tLOOKUP\t3\t2\t1\t1\n1000\tGETATTR\t3\t0\t1\t0\n'
+} > "$T/retype.want"
+expect_status 0 "retype import" "$RSSIM" trace import --from strace "$T/retype.strace" -o "$T/retype.tsv" --root /w
+check "a file that is a folder is made again as one" cmp -s "$T/retype.tsv" "$T/retype.want"
+expect_status 0 "retype replays" "$RSSIM" replay "$T/retype.tsv" --preset mds-pacific --strict --db "$T/rt.db"
 # --root elsewhere: nothing of it is under the root
 expect_status 2 "root outside" "$RSSIM" trace import --from strace "$T/hand.strace" -o "$T/none.tsv" --root /srv
 stderr_has "root outside" "hand.strace:20: no file system call under the root '/srv'"
