@@ -616,16 +616,28 @@ static const char *pend_name_is_clone(const char *pend)
     return NULL;
 }
 
-/* The process of a line.  A pid the trace has not seen is the child of
- * the latest clone still unfinished (strace may show a child before its
- * parent's clone returns), else the process of the lines without a pid
- * (strace writes no pid while it traces one process), else a new one. */
-static int proc_get(st *s, int64_t pid, uint32_t *r_p, rs_err *err)
+/* The process of a line.  A pid the trace has not seen is the process of
+ * the lines without a pid (strace writes no pid while it traces one
+ * process) when it resumes that process's unfinished call; else the child
+ * of the latest clone still unfinished (strace may show a child before its
+ * parent's clone returns); else the process without a pid; else a new one.
+ * resumed: the call a `<... NAME resumed>` line names (NAME and its
+ * length), NULL for other lines. */
+static int proc_get(st *s, int64_t pid, const char *resumed, size_t rlen, uint32_t *r_p, rs_err *err)
 {
     uint32_t p = pid_find(s, pid), best = NONE;
     if (p != NONE) {
         *r_p = p;
         return 0;
+    }
+    const char *ppend = s->placeholder != NONE ? s->procs[s->placeholder].pend : NULL;
+    if (pid >= 0 && resumed && ppend && !strncmp(ppend, resumed, rlen) && ppend[rlen] == '(') {
+        best = NONE; /* the placeholder, bound below */
+    } else if (pid >= 0) {
+        for (uint32_t q = 0; q < s->n_procs; q++)
+            if (s->procs[q].used && pend_name_is_clone(s->procs[q].pend) &&
+                (best == NONE || s->procs[q].pend_line > s->procs[best].pend_line))
+                best = q;
     }
     if (pid < 0 && s->live == 1) { /* strace names no pid while it traces one process */
         for (p = 0; !s->procs[p].used; p++)
@@ -634,10 +646,6 @@ static int proc_get(st *s, int64_t pid, uint32_t *r_p, rs_err *err)
         return 0;
     }
     if (pid >= 0) {
-        for (uint32_t q = 0; q < s->n_procs; q++)
-            if (s->procs[q].used && pend_name_is_clone(s->procs[q].pend) &&
-                (best == NONE || s->procs[q].pend_line > s->procs[best].pend_line))
-                best = q;
         if (best != NONE)
             return proc_new(s, pid, &s->procs[best], s->procs[best].pend, r_p, err);
         if (s->placeholder != NONE) {
@@ -1039,8 +1047,11 @@ static int do_rename(st *s, proc *p, const call *k, char **av, int ac, int res, 
             return rc;
         return res == E_OK ? stat_like(s, p, n, E_EXISTS, 0, 0, err) : 0;
     }
-    if (o == n || o == s->root || n == s->root)
+    if (o == s->root || n == s->root)
         return oin ? stat_like(s, p, o, E_EXISTS, 0, 0, err) : 0;
+    for (uint32_t a = n; a != NONE; a = s->nodes[a].parent)
+        if (a == o) /* the same path, or into itself: nothing moves */
+            return oin ? stat_like(s, p, o, E_EXISTS, 0, 0, err) : 0;
     if (oin && (rc = ensure(s, o, 0, err)))
         return rc;
     if (nin && (rc = ensure(s, s->nodes[n].parent, 1, err)))
@@ -1382,14 +1393,15 @@ static int line(st *s, char *p, rs_err *err)
         pi = pid_find(s, pid);
         return pi == NONE ? 0 : proc_end(s, pi, err);
     }
-    if ((rc = proc_get(s, pid, &pi, err)))
+    static const char unfinished[] = "<unfinished ...>";
+    int resumed = !strncmp(p, "<... ", 5);
+    char *name = p + 5, *r = resumed ? strstr(name, " resumed>") : NULL;
+    if (resumed && (!r || !is_name(name, (size_t)(r - name))))
+        return fail(s, err, "resumed call: expected '<... NAME resumed>'");
+    if ((rc = proc_get(s, pid, resumed ? name : NULL, resumed ? (size_t)(r - name) : 0, &pi, err)))
         return rc;
     proc *x = &s->procs[pi];
-    static const char unfinished[] = "<unfinished ...>";
-    if (!strncmp(p, "<... ", 5)) {
-        char *name = p + 5, *r = strstr(name, " resumed>");
-        if (!r || !is_name(name, (size_t)(r - name)))
-            return fail(s, err, "resumed call: expected '<... NAME resumed>'");
+    if (resumed) {
         size_t nl = (size_t)(r - name);
         if (!x->pend)
             return fail(s, err, "resumed call: '%.*s' resumed but pid %lld has no unfinished call",

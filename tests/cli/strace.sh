@@ -76,6 +76,25 @@ printf '100 10:00:00.000000 access("/w/sub", F_OK) = 0\n100 10:00:00.000001 stat
 expect_status 0 "retype import" "$RSSIM" trace import --from strace "$T/retype.strace" -o "$T/retype.tsv" --root /w
 check "a file that is a folder is made again as one" cmp -s "$T/retype.tsv" "$T/retype.want"
 expect_status 0 "retype replays" "$RSSIM" replay "$T/retype.tsv" --preset mds-pacific --strict --db "$T/rt.db"
+# strace writing to stderr: no pid while one process runs, then [pid N];
+# the parent's own first [pid] line is the one resuming its clone
+cat > "$T/stderr.strace" <<'EOF'
+10:00:00.000000 chdir("/w") = 0
+10:00:00.000001 clone(child_stack=NULL, flags=SIGCHLD <unfinished ...>
+[pid   124] 10:00:00.000002 mkdir("c", 0777) = 0
+[pid   123] 10:00:00.000003 <... clone resumed>) = 124
+[pid   123] 10:00:00.000004 mkdir("p", 0777) = 0
+[pid   124] 10:00:00.000005 +++ exited with 0 +++
+10:00:00.000006 rmdir("p") = 0
+10:00:00.000007 rename("/w/c", "/w/c/x") = -1 EINVAL (Invalid argument)
+EOF
+{
+  printf '#rssim-trace\tv1\tdaemon=mds\nt_ns\top\tkey\tsize_bytes\tthread\taux\n'
+  printf '0\tGETATTR\t1\t0\t1\t0\n2000\tMKDIR\t2\t1\t2\t1\n4000\tMKDIR\t3\t1\t1\t1\n6000\tRMDIR\t3\t1\t1\t1\n'
+} > "$T/stderr.want"
+expect_status 0 "stderr-mode import" "$RSSIM" trace import --from strace "$T/stderr.strace" -o "$T/stderr.tsv" \
+  --root /w --clients pid
+check "stderr mode: the child is client 2, the unprefixed parent client 1" cmp -s "$T/stderr.tsv" "$T/stderr.want"
 # --root elsewhere: nothing of it is under the root
 expect_status 2 "root outside" "$RSSIM" trace import --from strace "$T/hand.strace" -o "$T/none.tsv" --root /srv
 stderr_has "root outside" "hand.strace:20: no file system call under the root '/srv'"
