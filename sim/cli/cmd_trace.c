@@ -243,7 +243,8 @@ static int import(int argc, char **argv)
                    "                  .txt (before .gz/.zst), else binary\n\n"
                    "Bad input (wrong field count, non-numeric, negative offset, zero length,\n"
                    "unknown op, time going backwards) exits 2 with 'IN:LINE: what' and leaves\n"
-                   "no OUT.  See docs/trace-format.md, 'Block traces'.\n");
+                   "no OUT.  See docs/trace-format.md, 'Block traces' and 'Recorded file\n"
+                   "system workloads'.\n");
             return 0;
         }
         for (k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
