@@ -706,8 +706,9 @@ static void check_codec_roundtrip(const rs_trace_codec_ops *ops)
     unlink(path);
 }
 
-/* An importer turns its own example into an osd trace, and a bad line
- * after it fails naming the file and the line. */
+/* An importer turns its own example into a trace of its daemon kind (osd,
+ * or its import_daemon), and a bad line after it fails naming the file and
+ * the line. */
 static void check_codec_import(const rs_trace_codec_ops *ops)
 {
     char in[512], out[512], bad[560];
@@ -725,7 +726,8 @@ static void check_codec_import(const rs_trace_codec_ops *ops)
     tmp_path(in, sizeof in, ops->name);
     tmp_path(out, sizeof out, "import.bin");
     CHECK((f = fopen(in, "w")) != NULL && fputs(ops->example, f) >= 0 && fclose(f) == 0);
-    CHECK(rs_trace_writer_open(&w, out, "binary", "osd", &err) == 0);
+    const char *daemon = rs_import_daemon(ops);
+    CHECK(rs_trace_writer_open(&w, out, "binary", daemon, &err) == 0);
     int rc = rs_import_block(in, &opts, w, &st, &err);
     CHECK_MSG(rc == 0, "%s: its example: %s", ops->name, err.msg);
     if (rc) {
@@ -738,7 +740,7 @@ static void check_codec_import(const rs_trace_codec_ops *ops)
         CHECK_MSG(rs_trace_open(&tr, out, &err) == 0, "%s", err.msg);
         while (rs_trace_next(tr, &rec, &err) == 1)
             n++;
-        CHECK_MSG(n == st.records && strcmp(rs_trace_daemon(tr), "osd") == 0, "%s: %llu records read back",
+        CHECK_MSG(n == st.records && strcmp(rs_trace_daemon(tr), daemon) == 0, "%s: %llu records read back",
                   ops->name, (unsigned long long)n);
         rs_trace_close(tr);
     }
@@ -748,7 +750,7 @@ static void check_codec_import(const rs_trace_codec_ops *ops)
         lines += *p == '\n';
     snprintf(bad, sizeof bad, "%s:%zu:", in, lines + 1);
     CHECK((f = fopen(in, "a")) != NULL && fputs("x\n", f) >= 0 && fclose(f) == 0);
-    CHECK(rs_trace_writer_open(&w, out, "binary", "osd", &err) == 0);
+    CHECK(rs_trace_writer_open(&w, out, "binary", daemon, &err) == 0);
     rc = rs_import_block(in, &opts, w, &st, &err);
     rs_trace_writer_abort(w);
     CHECK_MSG(rc == RS_EINPUT && strstr(err.msg, bad) == err.msg, "%s: a bad last line: %d '%s'",
@@ -821,15 +823,17 @@ static void check_codec(const rs_trace_codec_ops *ops)
     CHECK_MSG(writes == (ops->encode || ops->write_header || ops->rec_max_bytes), "%s: half a writer",
               ops->name);
     CHECK_MSG(reads == writes, "%s: an encoding must be read and written", ops->name);
-    CHECK_MSG(reads || ops->import_line || ops->open_foreign, "%s: neither reads nor imports",
-              ops->name);
-    CHECK_MSG(ops->import_line || ops->open_foreign || (!ops->import_opts && !ops->example),
-              "%s: import slots without import_line", ops->name);
+    int imports = ops->import_line || ops->import_file;
+    CHECK_MSG(!(ops->import_line && ops->import_file), "%s: imports by line and by file", ops->name);
+    CHECK_MSG(reads || imports || ops->open_foreign, "%s: neither reads nor imports", ops->name);
+    CHECK_MSG(imports || ops->open_foreign || (!ops->import_opts && !ops->example),
+              "%s: import slots without an importer", ops->name);
+    CHECK_MSG(!ops->import_daemon || ops->import_file, "%s: import_daemon without import_file", ops->name);
     CHECK_MSG(!ops->open_foreign || !reads, "%s: a foreign reader is never sniffed", ops->name);
     CHECK(rs_trace_codec_find(ops->name) == ops);
     if (reads)
         check_codec_roundtrip(ops);
-    if (ops->import_line)
+    if (imports)
         check_codec_import(ops);
     if (ops->open_foreign)
         check_codec_foreign(ops);

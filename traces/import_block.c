@@ -366,9 +366,11 @@ int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_wr
     int rc = 0;
 
     memset(r_stats, 0, sizeof *r_stats);
-    if (!fmt || !fmt->import_line)
+    if (!fmt || !(fmt->import_line || fmt->import_file))
         return rs_fail(err, RS_EINPUT, "unknown trace format '%s' to import (known: %s)", opts->from,
                        rs_trace_codec_names('i', known, sizeof known));
+    if (fmt->import_file)
+        return fmt->import_file(in_path, opts, w, r_stats, err);
     if (opts->object_bytes < 1 || opts->object_bytes > ((uint64_t)1 << 32))
         return rs_fail(err, RS_EINPUT, "bad object size %llu: must be in 1 .. 4G",
                        (unsigned long long)opts->object_bytes);
@@ -416,4 +418,9 @@ int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_wr
     r_stats->lines = rd.line;
     r_stats->ios = rd.ios;
     return rc;
+}
+
+const char *rs_import_daemon(const rs_trace_codec_ops *codec)
+{
+    return codec->import_daemon ? codec->import_daemon : "osd";
 }

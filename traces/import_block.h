@@ -38,6 +38,9 @@ typedef struct rs_import_opts {
     uint64_t object_bytes; /* RADOS object size, 1 .. 2^32 */
     uint64_t block_bytes;  /* blocks: bytes per block, >= 1 */
     uint64_t interval_ns;  /* blocks: time between two I/Os; 0 = closed loop */
+    const char *root;      /* strace: the folder on CephFS (NULL: the first cwd) */
+    const char *cwd;       /* strace: the first process's cwd (NULL: from -y) */
+    uint32_t clients;      /* strace: clients by process tree; 0 = one per process */
 } rs_import_opts;
 
 typedef struct rs_import_stats {
@@ -45,6 +48,10 @@ typedef struct rs_import_stats {
     uint64_t ios;     /* I/Os imported */
     uint64_t records; /* records written (ios plus the splits) */
     uint64_t reads, writes;
+    /* strace (import_strace.h): system calls read, processes seen,
+     * the records of client 0 (the tree before the recording);
+     * ios counts the calls that wrote records */
+    uint64_t calls, processes, setup_records;
 } rs_import_stats;
 
 /* One I/O a line describes (what an importer's import_line fills). */
@@ -59,7 +66,13 @@ typedef struct rs_import_reader rs_import_reader;
 
 /* Read in_path as opts->from and write its I/Os to w, a writer opened for
  * daemon "osd".  The caller closes w on success and aborts it on error. */
+/* Import in_path as opts->from into w: line by line for import_line codecs
+ * (w opened for "osd"), by the codec's import_file for the others (w opened
+ * for rs_import_daemon(codec)). */
 int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_writer *w,
                     rs_import_stats *r_stats, rs_err *err);
+
+/* The daemon kind a codec's import writes: its import_daemon, or "osd". */
+const char *rs_import_daemon(const rs_trace_codec_ops *codec);
 
 #endif

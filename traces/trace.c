@@ -198,7 +198,7 @@ const char *rs_trace_codec_names(int want, char *buf, size_t cap)
         buf[0] = '\0';
     for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c && n < cap; c++)
         if ((want == 'w' && (*c)->encode) ||
-            (want == 'i' && ((*c)->import_line || (*c)->open_foreign)) ||
+            (want == 'i' && ((*c)->import_line || (*c)->import_file || (*c)->open_foreign)) ||
             (want == 'f' && (*c)->open_foreign))
             n += (size_t)snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", (*c)->name);
     return buf;

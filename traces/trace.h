@@ -150,7 +150,8 @@ int rs_file_sha256(const char *path, char r_hex[65], rs_err *err);
  * detects from the first bytes and the writer produces, and importers of
  * other tools' traces, read one line at a time by `rssim trace import
  * --from NAME` (import_block.h).  Each group of slots is optional: a codec
- * reads and writes (text, binary), or imports (msr, blocks).  The one list
+ * reads and writes (text, binary), or imports (msr, blocks line by line;
+ * strace as a whole file, import_strace.h).  The one list
  * of codecs is RS_TRACE_CODECS below; sim/registry.c lists the same
  * entries as the "trace format" registry (`rssim list trace`), and
  * tests/test_conformance.c and tests/fuzz/ walk it. */
@@ -160,7 +161,11 @@ struct rs_import_io;
 enum {
     RS_IMPORT_OPT_BLOCK_SIZE = 1u << 0, /* reads rs_import_opts.block_bytes (--block-size) */
     RS_IMPORT_OPT_INTERVAL = 1u << 1,   /* reads rs_import_opts.interval_ns (--interval) */
+    RS_IMPORT_OPT_ROOT = 1u << 2,       /* reads rs_import_opts.root and .cwd (--root, --cwd) */
+    RS_IMPORT_OPT_CLIENTS = 1u << 3,    /* reads rs_import_opts.clients (--clients) */
 };
+struct rs_import_opts;
+struct rs_import_stats;
 
 typedef struct rs_trace_codec_ops {
     const char *name; /* "text", "binary", "msr", ... */
@@ -191,6 +196,14 @@ typedef struct rs_trace_codec_ops {
     int (*import_line)(struct rs_import_reader *rd, char *line, struct rs_import_io *r_io,
                        rs_err *err);
     unsigned import_opts; /* RS_IMPORT_OPT_* it reads besides the object size */
+    /* Or the whole file at once, for formats whose lines carry state from
+     * line to line (processes, descriptors, paths) and become another
+     * daemon kind's records: reads in_path, writes to w (opened for
+     * import_daemon), fills *r_stats; errors as import_line's.  Such an
+     * importer reads no --object-size. */
+    int (*import_file)(const char *in_path, const struct rs_import_opts *opts, rs_trace_writer *w,
+                       struct rs_import_stats *r_stats, rs_err *err);
+    const char *import_daemon; /* the kind import_file writes */
     const char *example;  /* importers: a small valid input (tests, fuzz seeds) */
 
     /* Foreign reader (NULL when not one): another tool's trace read as
@@ -204,14 +217,14 @@ typedef struct rs_trace_codec_ops {
 
 extern const rs_trace_codec_ops rs_trace_codec_binary, rs_trace_codec_text, rs_trace_codec_msr,
     rs_trace_codec_blocks, rs_trace_codec_oracle_general, rs_trace_codec_csv, rs_trace_codec_txt,
-    rs_trace_codec_mtrace;
+    rs_trace_codec_mtrace, rs_trace_codec_strace;
 
 /* Every codec, the one list: adding a codec is its file and its entry
  * here.  The reader tries the sniffers in this order. */
 #define RS_TRACE_CODECS                                                                   \
     &rs_trace_codec_binary, &rs_trace_codec_text, &rs_trace_codec_msr, &rs_trace_codec_blocks, \
     &rs_trace_codec_oracle_general, &rs_trace_codec_csv, &rs_trace_codec_txt,                \
-    &rs_trace_codec_mtrace
+    &rs_trace_codec_mtrace, &rs_trace_codec_strace
 
 /* RS_TRACE_CODECS as an array, NULL-terminated. */
 extern const rs_trace_codec_ops *const rs_trace_codecs[];

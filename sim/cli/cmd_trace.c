@@ -1,14 +1,17 @@
 /*
  * cmd_trace.c — `rssim trace convert|stats|import`: re-encode a trace (text
  * <-> binary, plain/.gz/.zst), print its statistics, or import a block trace
- * (traces/import_block.h) as an osd trace.
+ * (traces/import_block.h) as an osd trace or strace output
+ * (traces/import_strace.h) as an mds trace.
  *
  * Both stream the trace (bounded memory; stats keeps one hash-set entry per
  * distinct key).  convert writes OUT.tmp and renames it on success, so a
  * failed conversion leaves no OUT behind.  Bad input exits 2 with
  * "rssim: FILE:LINE: what".
  */
+#include <ctype.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,13 +28,16 @@ static void usage(FILE *f)
                "       rssim trace stats IN [--format NAME[:SPEC]]\n"
                "       rssim trace import --from FORMAT[:SPEC] IN -o OUT [--to osd|kv]\n"
                "                          [--object-size 4M] [--block-size 512]\n"
-               "                          [--interval TIME] [--format text|binary]\n\n"
+               "                          [--interval TIME] [--format text|binary]\n"
+               "       rssim trace import --from strace IN -o OUT [--root DIR] [--cwd DIR]\n"
+               "                          [--clients N|pid] [--format text|binary]\n\n"
                "convert  re-encode a trace; the format defaults to the other one of IN's,\n"
                "         compression follows OUT's name (.gz gzip, .zst zstd, else none)\n"
                "stats    records, time span, op counts, keys and bytes of a trace\n"
                "import   another tool's trace as an rssim trace: block traces (MSR-Cambridge\n"
                "         CSV, start_block nblocks lists) as osd or kv traces, libCacheSim\n"
-               "         traces (oracleGeneral, csv, txt) as kv, glibc mtrace logs as alloc\n\n"
+               "         traces (oracleGeneral, csv, txt) as kv, glibc mtrace logs as alloc,\n"
+               "         strace -f -tt output as an mds trace\n\n"
                "Input format and compression are detected from the content.\n"
                "See docs/trace-format.md.\n");
 }
@@ -257,8 +263,8 @@ static int import_foreign(const char *in, const char *out, const char *format, c
 
 static int import(int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL, *format = NULL, *object = "4M", *block = NULL;
-    const char *interval = NULL, *to = NULL, *object_given = NULL;
+    const char *in = NULL, *out = NULL, *format = NULL, *object = NULL, *block = NULL;
+    const char *interval = NULL, *to = NULL, *object_given = NULL, *clients = NULL;
     rs_import_opts opts = { .from = NULL, .block_bytes = 512 };
     rs_import_stats st;
     rs_trace_writer *w = NULL;
@@ -268,9 +274,10 @@ static int import(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         static const char *const names[] = { "--from", "--output", "-o", "--format",
-                                             "--object-size", "--block-size", "--interval", "--to" };
+                                             "--object-size", "--block-size", "--interval", "--to",
+                                             "--root", "--cwd", "--clients" };
         const char **slots[] = { &opts.from, &out, &out, &format, &object_given, &block, &interval,
-                                 &to };
+                                 &to, &opts.root, &opts.cwd, &clients };
         const char *v = NULL;
         int missing = 0, k;
 
@@ -278,7 +285,9 @@ static int import(int argc, char **argv)
             char importers[128];
             printf("usage: rssim trace import --from FORMAT[:SPEC] IN -o OUT [--to osd|kv]\n"
                    "                          [--object-size SIZE] [--block-size SIZE]\n"
-                   "                          [--interval TIME] [--format text|binary]\n\n"
+                   "                          [--interval TIME] [--format text|binary]\n"
+                   "       rssim trace import --from strace IN -o OUT [--root DIR] [--cwd DIR]\n"
+                   "                          [--clients N|pid] [--format text|binary]\n\n"
                    "Read another tool's trace IN (plain, gzip or zstd) and write it as an rssim\n"
                    "trace OUT.  A block trace becomes an osd trace (--to osd, the default): one\n"
                    "READ/WRITE record per RADOS object an I/O touches (key = offset / object\n"
@@ -287,22 +296,30 @@ static int import(int argc, char **argv)
                    "touches.  libCacheSim traces become kv traces, mtrace logs alloc traces.\n"
                    "SPEC is the reader's 'key=value,...' list (docs/trace-format.md §7); the\n"
                    "options --to, --object-size, --block-size and --interval are the same as\n"
-                   "spec fields of those names, and a reader that has no such field refuses them.\n\n"
+                   "spec fields of those names, and a reader that has no such field refuses them.\n"
+                   "--from strace reads strace -f -tt output and writes an mds trace of its file\n"
+                   "system calls under --root.\n\n"
                    "  --from FORMAT   one of: %s\n",
                    rs_trace_codec_names('i', importers, sizeof importers));
             for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
-                if ((*c)->import_line)
+                if ((*c)->import_line || (*c)->import_file)
                     printf("  --from %-8s %s\n", (*c)->name, (*c)->doc);
             printf("  --to            osd or kv: what a block trace becomes (default osd)\n"
                    "  --object-size   RADOS object size (default 4M), or with --to kv the page\n"
                    "                  size (default 4K)\n"
                    "  --block-size    bytes per block of a blocks list (default 512)\n"
                    "  --interval      time between two I/Os of a blocks list (default 0)\n"
+                   "  --root DIR      strace: only paths under DIR are on CephFS (default: the\n"
+                   "                  first process's cwd)\n"
+                   "  --cwd DIR       strace: the first process's cwd (default: from strace -y)\n"
+                   "  --clients N|pid strace: N clients by process tree (default 1), or one\n"
+                   "                  per process\n"
                    "  --format        text or binary; default text when OUT ends in .tsv or\n"
                    "                  .txt (before .gz/.zst), else binary\n\n"
                    "Bad input (wrong field count, non-numeric, negative offset, zero length,\n"
                    "unknown op, time going backwards) exits 2 with 'IN:LINE: what' and leaves\n"
-                   "no OUT.  See docs/trace-format.md, 'Block traces'.\n");
+                   "no OUT.  See docs/trace-format.md, 'Block traces' and 'Recorded file\n"
+                   "system workloads'.\n");
             return 0;
         }
         for (k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
@@ -335,11 +352,29 @@ static int import(int argc, char **argv)
     if (from && from->open_foreign && (!from->import_line || colon || to))
         return import_foreign(in, out, format, opts.from, to, object_given, block, interval);
     unsigned reads = from ? from->import_opts : 0;
-    if ((block && !(reads & RS_IMPORT_OPT_BLOCK_SIZE)) || (interval && !(reads & RS_IMPORT_OPT_INTERVAL)))
-        return rs_cli_usage_error("trace import", "--from %s reads no %s", opts.from,
-                                  block && !(reads & RS_IMPORT_OPT_BLOCK_SIZE) ? "--block-size" : "--interval");
-    if (rs_parse_size(object, &opts.object_bytes) != 0)
+    const char *unread = block && !(reads & RS_IMPORT_OPT_BLOCK_SIZE)         ? "--block-size"
+                         : interval && !(reads & RS_IMPORT_OPT_INTERVAL)      ? "--interval"
+                         : (opts.root || opts.cwd) && !(reads & RS_IMPORT_OPT_ROOT)
+                             ? (opts.root ? "--root" : "--cwd")
+                         : clients && !(reads & RS_IMPORT_OPT_CLIENTS)        ? "--clients"
+                         : object && from && from->import_file                ? "--object-size"
+                         : to                                                 ? "--to"
+                                                                              : NULL;
+    if (unread)
+        return rs_cli_usage_error("trace import", "--from %s reads no %s", opts.from, unread);
+    if (rs_parse_size(object ? object : "4M", &opts.object_bytes) != 0)
         return rs_cli_usage_error("trace import", "bad --object-size '%s'", object);
+    opts.clients = 1;
+    if (clients && strcmp(clients, "pid") != 0) {
+        char *end;
+        unsigned long v = strtoul(clients, &end, 10);
+        if (!*clients || *end || !isdigit((unsigned char)*clients) || v < 1 || v > 65535)
+            return rs_cli_usage_error("trace import", "bad --clients '%s' (1 .. 65535, or pid)",
+                                      clients);
+        opts.clients = (uint32_t)v;
+    } else if (clients) {
+        opts.clients = 0;
+    }
     if (block && rs_parse_size(block, &opts.block_bytes) != 0)
         return rs_cli_usage_error("trace import", "bad --block-size '%s'", block);
     if (interval && rs_parse_duration(interval, &opts.interval_ns) != 0)
@@ -348,7 +383,7 @@ static int import(int argc, char **argv)
         format = rs_cli_format_for_name(out);
     if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
         (rc = rs_cli_check_input(in, &err)) || (rc = rs_cli_mkdir_parent(out, &err)) ||
-        (rc = rs_trace_writer_open(&w, out, format, "osd", &err)))
+        (rc = rs_trace_writer_open(&w, out, format, from ? rs_import_daemon(from) : "osd", &err)))
         return rs_cli_report(&err);
     rs_cli_tmp_guard(out);
     if ((rc = rs_import_block(in, &opts, w, &st, &err))) {
@@ -360,6 +395,14 @@ static int import(int argc, char **argv)
     rs_cli_tmp_unguard();
     if (rc)
         return rs_cli_report(&err);
+    if (from && from->import_file) {
+        printf("wrote %s: %llu records (%llu by client 0, the tree before the recording) from "
+               "%llu calls (%llu under the root) of %llu processes on %llu lines\n", out,
+               (unsigned long long)st.records, (unsigned long long)st.setup_records,
+               (unsigned long long)st.calls, (unsigned long long)st.ios,
+               (unsigned long long)st.processes, (unsigned long long)st.lines);
+        return 0;
+    }
     printf("wrote %s: %llu I/Os (%llu reads, %llu writes) as %llu records from %llu lines\n", out,
            (unsigned long long)st.ios, (unsigned long long)st.reads,
            (unsigned long long)st.writes, (unsigned long long)st.records,
@@ -405,7 +448,7 @@ void rs_cli_tmp_unguard(void)
 static const rs_command subcommands[] = {
     { .name = "convert", .run = convert, .summary = "re-encode a trace" },
     { .name = "stats", .run = stats, .summary = "print a trace's statistics" },
-    { .name = "import", .run = import, .summary = "a block trace as an osd trace" },
+    { .name = "import", .run = import, .summary = "a block trace as an osd trace, or strace output as an mds trace" },
 };
 
 int cmd_trace(int argc, char **argv)

@@ -107,7 +107,7 @@ bad_input msr msr_cut.csv.gz 1 "gzip"
 expect_status 2 "missing file" "$RSSIM" trace import --from msr none.csv -o x.bin
 stderr_has "missing file named" "none.csv"
 expect_status 2 "unknown format" "$RSSIM" trace import --from spc msr.csv -o x.bin
-stderr_has "unknown format named" "unknown trace format 'spc' to import (known: msr, blocks, oracleGeneral, csv, txt, mtrace)"
+stderr_has "unknown format named" "unknown trace format 'spc' to import (known: msr, blocks, oracleGeneral, csv, txt, mtrace, strace)"
 expect_status 2 "no --from" "$RSSIM" trace import msr.csv -o x.bin
 expect_status 2 "no -o" "$RSSIM" trace import --from msr msr.csv
 expect_status 2 "bad object size" "$RSSIM" trace import --from msr msr.csv -o x.bin --object-size 8G

@@ -1,14 +1,14 @@
 /*
  * fuzz_import.c — libFuzzer target over the trace importers.
  *
- * Every importer in the codec list (the codecs with import_line, so a new
- * one is fuzzed without an edit here) reads each input, written to a
- * scratch file (the importers read files, plain or gzip, through zlib), and
- * writes an osd trace that is then thrown away.  Every foreign reader (the
- * codecs with open_foreign: oracleGeneral, csv, txt, mtrace, msr, blocks)
- * reads the same bytes in memory with its example spec, to the end: each
- * either reads to the end or fails as bad input naming the input
- * ("NAME:LINE: ...").  Besides "no crash, no
+ * Every importer in the codec list (the codecs with import_line or
+ * import_file, so a new one is fuzzed without an edit here) reads each
+ * input, written to a scratch file (the importers read files, plain or gzip,
+ * through zlib), and writes a trace of its daemon kind that is then thrown
+ * away.  Every foreign reader (the codecs with open_foreign: oracleGeneral,
+ * csv, txt, mtrace, msr, blocks) reads the same bytes in memory with its
+ * example spec, to the end: each either reads to the end or fails as bad
+ * input naming the input ("NAME:LINE: ...").  Besides "no crash, no
  * leak, no UB" (ASan/UBSan), it checks that an import either succeeds with
  * at least one I/O and at least one record per I/O, or fails as bad input
  * naming the file ("PATH:LINE: ..."), and that a trace it wrote reads back
@@ -33,7 +33,7 @@ static void import_one(const rs_trace_codec_ops *c, const char *in, const char *
     rs_err err = { 0 };
     rs_rec r;
 
-    if (rs_trace_writer_open(&w, out, "binary", "osd", &err))
+    if (rs_trace_writer_open(&w, out, "binary", rs_import_daemon(c), &err))
         __builtin_trap();
     int rc = rs_import_block(in, &opts, w, &st, &err);
     if (rc) {
@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         __builtin_trap();
     for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
-        if ((*c)->import_line)
+        if ((*c)->import_line || (*c)->import_file)
             import_one(*c, in, out);
     unlink(in);
     for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c; c++)
