@@ -94,8 +94,11 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
                      (unsigned long long)eng.horizon_ns, horizon_why);
         goto out;
     }
-    if ((rc = opts && opts->trace_format
-                  ? rs_trace_open_foreign(&tr, trace_path, opts->trace_format, err)
+    /* the format is a key of the run, so it is stored with it and in its
+     * param_hash (two readings of one file are two different runs) */
+    const char *foreign = rs_config_string(cfg, "trace_format");
+    if ((rc = foreign && strcmp(foreign, "rssim") != 0
+                  ? rs_trace_open_foreign(&tr, trace_path, foreign, err)
                   : rs_trace_open(&tr, trace_path, err)))
         goto out;
     if (strcmp(rs_trace_daemon(tr), daemon->trace_daemon) != 0) {

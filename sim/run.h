@@ -33,10 +33,8 @@ typedef struct rs_run_opts {
      * thread (same records, so the same result): for callers that keep
      * every core busy with runs of their own (rssim sweep --jobs N > 1). */
     int decode_inline;
-    /* Read trace_path as another tool's trace, "NAME[:SPEC]" (csv, txt,
-     * oracleGeneral, mtrace, msr, blocks: rs_trace_open_foreign); NULL: an
-     * rssim trace. */
-    const char *trace_format;
+    /* (Another tool's trace is read by the run's key trace_format,
+     * "NAME[:SPEC]": rs_trace_open_foreign.) */
 } rs_run_opts;
 
 /* Replay trace_path under cfg into *r_res (initialised by the caller).

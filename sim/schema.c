@@ -24,6 +24,10 @@ const rs_param rs_core_params[] = {
     { .key = "steady_from", .type = RS_PT_DOUBLE, .def = "0.5",
       .doc = "fraction of the run after which samples count as steady state",
       .range = "[0, 1)" },
+    { .key = "trace_format", .type = RS_PT_STRING, .def = "rssim",
+      .doc = "read the trace as another tool's, NAME[:SPEC] (rssim list trace; "
+             "docs/trace-format.md section 12); rssim: an rssim trace, text or binary as its "
+             "content says" },
     { .key = "alloc_tick_interval", .type = RS_PT_DURATION, .def = "100ms",
       .doc = "virtual time between two calls of the allocator's advance (decay, scavenger, "
              "background thread); 0 = never" },

@@ -63,7 +63,7 @@ int cmd_replay(int argc, char **argv)
     };
     const char *preset = NULL, *db = rs_cli_default_db(), *label = NULL, *emit = NULL;
     const char *format = NULL;
-    char *sets[MAX_SETS + 1], seedset[64];
+    char *sets[MAX_SETS + 2], seedset[64], formatset[1100];
     int nsets = 0, c, rc;
 
     optind = 1;
@@ -97,6 +97,16 @@ int cmd_replay(int argc, char **argv)
     if (!preset)
         return rs_cli_usage_error("replay", "--preset is required");
     const char *trace = argv[optind];
+    /* --format F is the run's key trace_format (stored with it) */
+    for (int i = 0; i < nsets && format; i++)
+        if (!strncmp(sets[i], "trace_format=", 13))
+            return rs_cli_usage_error("replay", "--format %s and --set %s both say how to read "
+                                                "the trace; give one", format, sets[i]);
+    if (format) {
+        if ((size_t)snprintf(formatset, sizeof formatset, "trace_format=%s", format) >= sizeof formatset)
+            return rs_cli_usage_error("replay", "--format is too long");
+        sets[nsets++] = formatset;
+    }
 
     rs_err err = { 0 };
     rs_config *cfg = NULL;
@@ -108,10 +118,14 @@ int cmd_replay(int argc, char **argv)
 
     rs_result_init(&res);
     rs_trace *probe = NULL;
+    const char *foreign = NULL;
     if ((rc = rs_cli_build_config(preset, sets, nsets, &cfg, &err)) ||
-        (rc = rs_cli_check_input(trace, &err)) ||
-        /* a bad --format spec fails here, before a run is stored */
-        (format && (rc = rs_trace_open_foreign(&probe, trace, format, &err))))
+        (rc = rs_cli_check_input(trace, &err)))
+        goto out;
+    /* a bad trace_format spec fails here, before a run is stored */
+    foreign = rs_config_string(cfg, "trace_format");
+    if (foreign && strcmp(foreign, "rssim") != 0 &&
+        (rc = rs_trace_open_foreign(&probe, trace, foreign, &err)))
         goto out;
     rs_trace_close(probe);
     if ((rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
@@ -126,7 +140,7 @@ int cmd_replay(int argc, char **argv)
     if ((rc = rs_store_run_begin(st, &meta, cfg, &id, &err)))
         goto out;
     run_id = id;
-    rs_run_opts ropts = { .emit_alloc_trace = emit, .trace_format = format };
+    rs_run_opts ropts = { .emit_alloc_trace = emit };
     if ((rc = rs_cli_execute_run_opts(st, run_id, trace, cfg, &ropts, &res, &events, &wall, &err))) {
         rs_err_prefix(&err, "run %lld failed", run_id);
         goto out;

@@ -209,6 +209,14 @@ stderr_has "blocks limit named" "many.txt:1: nblocks: .* more than 65536 records
 expect_status 0 "replay csv in place" "$RSSIM" replay t.csv --format "csv:$spec" --preset kv-ideal --db r.db
 expect_status 0 "replay imported csv" "$RSSIM" replay csv.tsv --preset kv-ideal --db r.db
 check "same metrics both ways" test "$(sql r.db "select count(*) from (select name, value from metrics where run_id = 1 except select name, value from metrics where run_id = 2)")" = 0
+# the format is the run's key trace_format: stored, in its param_hash, and
+# usable by every command that takes --set (here a sweep)
+check "format stored with the run" test "$(sql r.db "select value from params where run_id = 1 and key = 'trace_format'")" = "csv:$spec"
+check "two readings, two param hashes" test "$(sql r.db "select count(distinct param_hash) from runs where id in (1, 2)")" = 2
+expect_status 0 "sweep of a csv by --set trace_format" "$RSSIM" sweep t.csv --preset kv-ideal --set "trace_format=csv:$spec" --vary kv_cache_limit=64M,1G --db s.db
+check "sweep point = replay" test "$(sql s.db "select value from metrics m join runs r on r.id = m.run_id where r.point_index = 0 and m.name = 'events_count'")" = "$(sql r.db "select value from metrics where run_id = 1 and name = 'events_count'")"
+expect_status 2 "--format and --set trace_format" "$RSSIM" replay t.csv --format "csv:$spec" --set trace_format=txt --preset kv-ideal --db r.db
+stderr_has "both named" "both say how to read the trace"
 expect_status 0 "replay oracleGeneral zstd" "$RSSIM" replay t.og.zst --format oracleGeneral --preset kv-ideal --db r.db
 stdout_has "og replay events" "done: 5 events"
 runs=$(sql r.db "select count(*) from runs")
