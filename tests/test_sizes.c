@@ -83,8 +83,8 @@ static void test_tables(void)
                       ops->name, r->key);
         }
     }
-    /* 7 MDS layouts + the onode and buffer layouts */
-    CHECK_MSG(layouts == 9 && rows > 40, "%d layouts with sizes, %d rows", layouts, rows);
+    /* 8 MDS layouts + the onode and buffer layouts */
+    CHECK_MSG(layouts == 10 && rows > 40, "%d layouts with sizes, %d rows", layouts, rows);
 }
 
 /* The size row of key in ops (must exist). */
@@ -144,7 +144,7 @@ static void check_layout(const rs_layout_ops *ops, const char *const *kv, uint32
 static void test_overrides(void)
 {
     const char *names[] = { "mds-luminous", "mds-pr19954", "mds-octopus", "mds-pacific",
-                            "mds-quincy", "mds-reef", "mds-squid" };
+                            "mds-quincy", "mds-reef", "mds-squid", "mds-tentacle" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const rs_layout_ops *ops = rs_registry_find(&rs_reg_layout, names[i]);
         CHECK_MSG(ops != NULL, "no layout %s", names[i]);
@@ -322,6 +322,7 @@ static const struct {
     { "mds-quincy", "-std=c++17", { 1328, 560, 616, 1088, 320, 32, 104 } },
     { "mds-reef", "-std=c++20", { 1344, 632, 616, 1088, 320, 32, 104 } },
     { "mds-squid", "NOT computed", { 1344, 632, 616, 1088, 320, 32, 104 } },
+    { "mds-tentacle", "boost 1.83", { 1392, 712, 592, 1088, 272, 32, 104 } },
 };
 static const char *const measured_keys[7] = {
     "mds_sizeof_CInode", "mds_sizeof_mempool_inode", "mds_sizeof_CDentry", "mds_sizeof_CDir",

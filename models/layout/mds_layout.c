@@ -164,6 +164,14 @@
     X(cap, "Capability", 320, V16 "Capability.h@v18.2.7 (client_caps node 360)", PROBE18)     \
     X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v18.2.7", PROBE18)                       \
     X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v18.2.7", PROBE18)
+#define SIZES_TENTACLE(X)                                                                      \
+    X(inode, "CInode", 1392, V16 "CInode.h@v20.2.4", PROBE20)                                  \
+    X(inode_store, "mempool_inode", 712, "src/include/cephfs/types.h@v20.2.4 (inode_t)", PROBE20) \
+    X(dentry, "CDentry", 592, V16 "CDentry.h@v20.2.4", PROBE20)                                \
+    X(dir, "CDir", 1088, V16 "CDir.h@v20.2.4", PROBE20)                                        \
+    X(cap, "Capability", 272, V16 "Capability.h@v20.2.4 (client_caps node 312)", PROBE20)     \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v20.2.4", PROBE20)                       \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v20.2.4", PROBE20)
 /* Squid: no v19 tree could be had (docs/models.md); its rows are Reef's,
  * the release before it, and say so. */
 #define NOT19 "NOT computed for Squid (v19): v18.2.7's value"
@@ -207,6 +215,11 @@ static const rs_mds_sizes shape_reef = {
 };
 static const rs_mds_sizes shape_squid = {
     .name = "mds-squid", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+
+static const rs_mds_sizes shape_tentacle = {
+    .name = "mds-tentacle", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
     .pop_vectors = 0, .inode_shared = 1,
 };
 
@@ -403,6 +416,9 @@ MDS_LAYOUT(rs_layout_mds_reef, "mds-reef", shape_reef, SIZES_REEF,
            "Capability inside a 360 B client_caps node");
 MDS_LAYOUT(rs_layout_mds_squid, "mds-squid", shape_squid, SIZES_SQUID,
            "CephFS MDS v19: sizes NOT computed for Squid, v18.2.7's (mds-reef) used");
+MDS_LAYOUT(rs_layout_mds_tentacle, "mds-tentacle", shape_tentacle, SIZES_TENTACLE,
+           "CephFS MDS v20.2.4: CInode 1392 + a 744 B inode_t block, CDentry 592, CDir 1088, "
+           "Capability inside a 312 B client_caps node");
 
 const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout *layout)
 {

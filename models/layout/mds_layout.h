@@ -10,7 +10,7 @@
  *   mds-pacific   v16.1.0: inode_t in a shared block of its own (mds_co);
  *   mds-quincy, mds-reef: Pacific's shape, each release's sizes (v17.2.7,
  *                 v18.2.7); mds-squid: Reef's sizes (no v19 tree could be
- *                 had; docs/models.md says why).
+ *                 had; docs/models.md says why); mds-tentacle: v20.2.4's.
  *
  * The layout registry's parts(object_bytes, aux) serves the cached kinds,
  * with aux = kind | name_length << 8 (object_bytes is ignored for them):
