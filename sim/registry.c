@@ -21,7 +21,8 @@ extern const rs_cache_ops rs_cache_lru, rs_cache_fifo, rs_cache_lru_mid, rs_cach
     rs_cache_rocksdb_lru;
 extern const rs_layout_ops rs_layout_kv_object, rs_layout_kv_map;
 extern const rs_layout_ops rs_layout_mds_luminous, rs_layout_mds_pr19954, rs_layout_mds_octopus;
-extern const rs_layout_ops rs_layout_mds_pacific, rs_layout_mds_quincy, rs_layout_mds_reef, rs_layout_mds_squid;
+extern const rs_layout_ops rs_layout_mds_pacific, rs_layout_mds_quincy, rs_layout_mds_reef, rs_layout_mds_squid,
+    rs_layout_mds_tentacle;
 extern const rs_layout_ops rs_layout_bluestore_onode, rs_layout_bluestore_buffer;
 extern const rs_trim_ops rs_trim_periodic, rs_trim_on_insert, rs_trim_autotune, rs_trim_mds_tick, rs_trim_mds_upkeep;
 extern const rs_trim_ops rs_trim_bluestore_mempool, rs_trim_bluestore_on_add, rs_trim_bluestore_autotune;
@@ -41,6 +42,7 @@ REGISTRY(rs_reg_cache, "cache policy", "cache", rs_cache_ops, &rs_cache_lru, &rs
          &rs_cache_bluestore_onode_lru, &rs_cache_bluestore_2q, &rs_cache_rocksdb_lru);
 REGISTRY(rs_reg_layout, "layout", "layout", rs_layout_ops, &rs_layout_kv_object, &rs_layout_kv_map, &rs_layout_mds_luminous, &rs_layout_mds_pr19954, &rs_layout_mds_octopus,
          &rs_layout_mds_pacific, &rs_layout_mds_quincy, &rs_layout_mds_reef, &rs_layout_mds_squid,
+         &rs_layout_mds_tentacle,
          &rs_layout_bluestore_onode, &rs_layout_bluestore_buffer);
 REGISTRY(rs_reg_trim, "trim policy", "trim", rs_trim_ops, &rs_trim_periodic, &rs_trim_on_insert, &rs_trim_autotune, &rs_trim_mds_tick, &rs_trim_mds_upkeep,
          &rs_trim_bluestore_mempool, &rs_trim_bluestore_on_add, &rs_trim_bluestore_autotune);

@@ -37,6 +37,7 @@ static const struct {
     { "mds-quincy", "mds_cache_memory_limit" },
     { "mds-reef", "mds_cache_memory_limit" },
     { "mds-squid", "mds_cache_memory_limit" },
+    { "mds-tentacle", "mds_cache_memory_limit" },
     { "osd-autotune", "osd_memory_target" },
     { "osd-luminous-200ms", "bluestore_cache_size" },
     { "osd-luminous-50ms", "bluestore_cache_size" },

@@ -18,7 +18,13 @@
  *     1856 -> 2048 B, 8 per 2-page span; 2256 -> 2304 B, 7 per 2-page span,
  *     so 2340.6 - 2048 = 292.6 B), within a span per run over the count;
  *   - a size of 0 or 64K + 1 is refused naming the key; a size key of a
- *     layout the run did not choose is refused.
+ *     layout the run did not choose is refused;
+ *   - each release carries its own measured sizes (docs/models.md, "Struct
+ *     sizes by release": Debian's 16.2.15 ceph-mds and ceph-osd, the probe
+ *     compiled on v17.2.7 and 18.2.7): the release layouts' rows and the OSD
+ *     presets' sizeof lines are those numbers, where Quincy and Reef differ
+ *     from Pacific they differ here too, and a row not compiled for its
+ *     release (Squid) says so.
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,8 +83,8 @@ static void test_tables(void)
                       ops->name, r->key);
         }
     }
-    /* 7 MDS layouts + the onode and buffer layouts */
-    CHECK_MSG(layouts == 9 && rows > 40, "%d layouts with sizes, %d rows", layouts, rows);
+    /* 8 MDS layouts + the onode and buffer layouts */
+    CHECK_MSG(layouts == 10 && rows > 40, "%d layouts with sizes, %d rows", layouts, rows);
 }
 
 /* The size row of key in ops (must exist). */
@@ -138,7 +144,7 @@ static void check_layout(const rs_layout_ops *ops, const char *const *kv, uint32
 static void test_overrides(void)
 {
     const char *names[] = { "mds-luminous", "mds-pr19954", "mds-octopus", "mds-pacific",
-                            "mds-quincy", "mds-reef", "mds-squid" };
+                            "mds-quincy", "mds-reef", "mds-squid", "mds-tentacle" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         const rs_layout_ops *ops = rs_registry_find(&rs_reg_layout, names[i]);
         CHECK_MSG(ops != NULL, "no layout %s", names[i]);
@@ -305,12 +311,90 @@ static void test_refusals(void)
                    "key 'bluestore_sizeof_Onode' is not used by daemon mds");
 }
 
+/* The measurements of docs/models.md, "Struct sizes by release", one line per
+ * release: CInode, mempool_inode, CDentry, CDir, Capability, dentry_key_t,
+ * SimpleLock_unstable_bits_t. */
+static const struct {
+    const char *layout, *how; /* how: a word every row's "how obtained" holds */
+    uint32_t b[7];
+} measured[] = {
+    { "mds-pacific", "", { 1328, 560, 616, 1088, 320, 32, 104 } },
+    { "mds-quincy", "-std=c++17", { 1328, 560, 616, 1088, 320, 32, 104 } },
+    { "mds-reef", "-std=c++20", { 1344, 632, 616, 1088, 320, 32, 104 } },
+    { "mds-squid", "NOT computed", { 1344, 632, 616, 1088, 320, 32, 104 } },
+    { "mds-tentacle", "boost 1.83", { 1392, 712, 592, 1088, 272, 32, 104 } },
+};
+static const char *const measured_keys[7] = {
+    "mds_sizeof_CInode", "mds_sizeof_mempool_inode", "mds_sizeof_CDentry", "mds_sizeof_CDir",
+    "mds_sizeof_Capability", "mds_sizeof_dentry_key_t", "mds_sizeof_SimpleLock_unstable_bits_t",
+};
+
+static const rs_size_row *row_of(const rs_layout_ops *ops, const char *key)
+{
+    for (const rs_size_row *r = ops->sizes; r && r->key; r++)
+        if (!strcmp(r->key, key))
+            return r;
+    return NULL;
+}
+
+/* The OSD presets' sizeof lines: Onode, Buffer, extents and blobs. */
+static void check_osd_preset(const char *name, uint64_t onode, uint64_t buffer, uint64_t extra)
+{
+    const char *env = getenv("RSSIM_PRESETS");
+    char path[600];
+    rs_config *cfg;
+    rs_err err = { 0 };
+    snprintf(path, sizeof path, "%s/%s.conf", env && *env ? env : "models/presets", name);
+    CHECK(rs_config_new(&cfg, &err) == 0);
+    CHECK_MSG(rs_config_load_file(cfg, path, &err) == 0, "%s", err.msg);
+    CHECK_MSG(rs_config_raw(cfg, "bluestore_sizeof_Onode") &&
+                  rs_config_size(cfg, "bluestore_sizeof_Onode") == onode,
+              "%s: bluestore_sizeof_Onode not %llu", name, (unsigned long long)onode);
+    CHECK_MSG(rs_config_raw(cfg, "bluestore_sizeof_Buffer") &&
+                  rs_config_size(cfg, "bluestore_sizeof_Buffer") == buffer,
+              "%s: bluestore_sizeof_Buffer not %llu", name, (unsigned long long)buffer);
+    CHECK_MSG(rs_config_size(cfg, "osd_onode_extra_bytes") == extra, "%s: osd_onode_extra_bytes not %llu",
+              name, (unsigned long long)extra);
+    rs_config_free(cfg);
+}
+
+static void test_releases(void)
+{
+    const rs_layout_ops *pacific = rs_registry_find(&rs_reg_layout, "mds-pacific");
+    for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++) {
+        const rs_layout_ops *ops = rs_registry_find(&rs_reg_layout, measured[i].layout);
+        CHECK_MSG(ops != NULL, "no layout %s", measured[i].layout);
+        if (!ops || !pacific)
+            continue;
+        for (int k = 0; k < 7; k++) {
+            const rs_size_row *r = row_of(ops, measured_keys[k]);
+            CHECK_MSG(r && r->bytes == measured[i].b[k], "%s: %s is %u, measured %u", ops->name,
+                      measured_keys[k], r ? r->bytes : 0, measured[i].b[k]);
+            CHECK_MSG(r && strstr(r->how, measured[i].how), "%s: %s's how '%s' lacks '%s'", ops->name,
+                      measured_keys[k], r ? r->how : "", measured[i].how);
+            CHECK_MSG(!r || !!strstr(r->how, "NOT computed") == !strcmp(ops->name, "mds-squid"),
+                      "%s: %s says '%s'", ops->name, measured_keys[k], r->how);
+            if (measured[i].b[k] != measured[0].b[k])
+                CHECK_MSG(r && r->bytes != row(pacific, measured_keys[k]), "%s: %s carries Pacific's",
+                          ops->name, measured_keys[k]);
+        }
+    }
+    /* Debian's 16.2.15 ceph-osd mempools: Onode 616, Buffer 96, Extent 48 +
+     * Blob 112 + SharedBlob 112; v17.2.7 and 18.2.7 compiled: 680, 112, 48 +
+     * 112 + 112; Squid: Reef's */
+    check_osd_preset("osd-pacific", 616, 96, 48 + 112 + 112);
+    check_osd_preset("osd-quincy", 680, 112, 48 + 112 + 112);
+    check_osd_preset("osd-reef", 680, 112, 48 + 112 + 112);
+    check_osd_preset("osd-squid", 680, 112, 48 + 112 + 112);
+}
+
 int main(void)
 {
     CHECK(scratch_dir("sizes") == 0);
     test_tables();
     test_overrides();
     test_refusals();
+    test_releases();
     test_per_inode();
     rmdir(dir);
     return check_done();

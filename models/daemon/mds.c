@@ -1046,7 +1046,7 @@ enum { SLOT_LAYOUT, SLOT_TRIM };
 static const rs_daemon_slot slots[] = {
     [SLOT_LAYOUT] = { { .key = "layout", .type = RS_PT_STRING, .def = "mds-octopus",
                         .doc = "CInode/CDentry/CDir/Capability sizes of one Ceph version",
-                        .choices = "mds-luminous|mds-pr19954|mds-octopus|mds-pacific|mds-quincy|mds-reef|mds-squid" },
+                        .choices = "mds-luminous|mds-pr19954|mds-octopus|mds-pacific|mds-quincy|mds-reef|mds-squid|mds-tentacle" },
                       RS_COMPONENT_LAYOUT },
     [SLOT_TRIM] = { { .key = "trim", .type = RS_PT_STRING, .def = "mds-upkeep",
                       .doc = "when the cache is trimmed: mds-tick (Luminous), mds-upkeep (v14+)" },

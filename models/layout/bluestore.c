@@ -19,6 +19,8 @@
  * row otherwise (as the MDS layouts do, so later releases can share a key).  One extent per cached onode is a choice: a
  * fully written 4 MiB object has far more (PR 12568, PR 32697: 25 KB/onode
  * in a write-heavy test), so raise the key for such workloads.
+ * Later releases' sizes are set by their presets (osd-pacific 616/96 + 272,
+ * osd-quincy and osd-reef 680/112 + 272; docs/models.md, "Cache").
  */
 #include <stdlib.h>
 

@@ -125,32 +125,64 @@
     X(dentry_key, "dentry_key_t", 32, "src/mds/mdstypes.h@v15.2.5 {snapid_t, string_view, __u32}", C14) \
     X(lock_bits, "SimpleLock_unstable_bits_t", 104, "src/mds/SimpleLock.h:618-640@v15.2.5", \
       G12 "; 80 in the 2018 trees: Octopus added elist<MDLockCacheItem*> lock_caches (24 B)")
-/* Pacific: v16.1.0 (0e97d85931, the release candidate of January 2021), the
- * newest tree this was computed from; inode_t left CInode for a shared
- * block (CInode.h:98-107 allocate_inode, mempool mds_co). */
+/* Pacific: the Debian 16.2.15 ceph-mds prints its own sizes at debug_mds
+ * 10 (MDSDaemon::init); the types it does not print (dentry_key_t, the lock
+ * bits) are the probe's on v16.1.0 (0e97d85931) and on v17.2.7, equal.
+ * CDentry is 616 there, 600 at v16.1.0: 16.2.x took replica_unlinking_ref
+ * and corrupt_first_loaded (also in v17.2.7's CDentry.h).  inode_t left
+ * CInode for a shared block (CInode.h allocate_inode, mempool mds_co). */
 #define V16 "src/mds/"
-#define G12_16 "sizeof, g++ 12 / libstdc++ 12 / boost 1.74, x86_64, on src/ at v16.1.0"
+#define BIN16 "printed by Debian's ceph-mds 16.2.15 (debug_mds 10, MDSDaemon::init), x86_64"
+#define G12_16 "sizeof, g++ 12 / libstdc++ 12 / boost 1.74, x86_64, on src/ at v16.1.0 and v17.2.7"
 #define SIZES_PACIFIC(X)                                                                       \
-    X(inode, "CInode", 1328, V16 "CInode.h:240@v16.1.0 (CInode.cc:5460 mds_co factory)", G12_16) \
-    X(inode_store, "mempool_inode", 560, V16 "CInode.h:100@v16.1.0 (inode_t<mds_co allocator>)", G12_16) \
-    X(dentry, "CDentry", 600, V16 "CDentry.h:48@v16.1.0 (CDentry.cc:642)", G12_16)            \
-    X(dir, "CDir", 1088, V16 "CDir.h:44@v16.1.0 (CDir.cc:3623)", G12_16)                       \
-    X(cap, "Capability", 320, V16 "Capability.h:72@v16.1.0 (in a 360 B client_caps node, CInode.h:1185)", G12_16) \
+    X(inode, "CInode", 1328, V16 "CInode.h@v16.2.15 (1328 at v16.1.0 too)", BIN16)             \
+    X(inode_store, "mempool_inode", 560, V16 "CInode.h@v16.2.15 (inode_t<mds_co allocator>)", BIN16) \
+    X(dentry, "CDentry", 616, V16 "CDentry.h@v16.2.15 (600 at v16.1.0)", BIN16)               \
+    X(dir, "CDir", 1088, V16 "CDir.h@v16.2.15", BIN16)                                         \
+    X(cap, "Capability", 320, V16 "Capability.h@v16.2.15 (in a 360 B client_caps node)", BIN16) \
     X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h:1358@v16.1.0", G12_16)                   \
     X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h:618-640@v16.1.0", G12_16)
-/* Quincy, Reef, Squid: no source tree of those releases could be brought
- * here (docs/models.md), so their rows are Pacific's, said in each row. */
-#define SIZES_LATER(X, rel)                                                               \
-    X(inode, "CInode", 1328, V16 "CInode.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
-    X(inode_store, "mempool_inode", 560, V16 "CInode.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
-    X(dentry, "CDentry", 600, V16 "CDentry.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
-    X(dir, "CDir", 1088, V16 "CDir.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value")   \
-    X(cap, "Capability", 320, V16 "Capability.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
-    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value") \
-    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v16.1.0", "NOT computed for " rel ": v16.1.0's value")
-#define SIZES_QUINCY(X) SIZES_LATER(X, "Quincy (v17)")
-#define SIZES_REEF(X) SIZES_LATER(X, "Reef (v18)")
-#define SIZES_SQUID(X) SIZES_LATER(X, "Squid (v19)")
+/* Quincy, Reef, Tentacle: the probe (docs/models.md, "Struct sizes by
+ * release") compiled against src/ of v17.2.7 (b12291d110), of Debian's
+ * ceph_18.2.7+ds.orig.tar.xz and of ceph_20.2.4+ds.orig.tar.xz. */
+#define PROBE17 "sizeof, g++ 12.2 / libstdc++ 12 / boost 1.74 (1.83 the same), x86_64, -std=c++17"
+#define PROBE18 "sizeof, g++ 12.2 / libstdc++ 12 / boost 1.74 (1.83 the same), x86_64, -std=c++20"
+#define PROBE20 "sizeof, g++ 12.2 / libstdc++ 12 / boost 1.83, x86_64, -std=c++20"
+#define SIZES_QUINCY(X)                                                                        \
+    X(inode, "CInode", 1328, V16 "CInode.h@v17.2.7", PROBE17)                                  \
+    X(inode_store, "mempool_inode", 560, V16 "CInode.h@v17.2.7 (inode_t, mdstypes.h)", PROBE17) \
+    X(dentry, "CDentry", 616, V16 "CDentry.h@v17.2.7", PROBE17)                                \
+    X(dir, "CDir", 1088, V16 "CDir.h@v17.2.7", PROBE17)                                        \
+    X(cap, "Capability", 320, V16 "Capability.h@v17.2.7 (client_caps node 360)", PROBE17)     \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v17.2.7", PROBE17)                       \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v17.2.7", PROBE17)
+#define SIZES_REEF(X)                                                                          \
+    X(inode, "CInode", 1344, V16 "CInode.h@v18.2.7 (+ item_to_flush)", PROBE18)                \
+    X(inode_store, "mempool_inode", 632, "src/include/cephfs/types.h@v18.2.7 (inode_t + fscrypt fields)", PROBE18) \
+    X(dentry, "CDentry", 616, V16 "CDentry.h@v18.2.7", PROBE18)                                \
+    X(dir, "CDir", 1088, V16 "CDir.h@v18.2.7", PROBE18)                                        \
+    X(cap, "Capability", 320, V16 "Capability.h@v18.2.7 (client_caps node 360)", PROBE18)     \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v18.2.7", PROBE18)                       \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v18.2.7", PROBE18)
+#define SIZES_TENTACLE(X)                                                                      \
+    X(inode, "CInode", 1392, V16 "CInode.h@v20.2.4", PROBE20)                                  \
+    X(inode_store, "mempool_inode", 712, "src/include/cephfs/types.h@v20.2.4 (inode_t)", PROBE20) \
+    X(dentry, "CDentry", 592, V16 "CDentry.h@v20.2.4", PROBE20)                                \
+    X(dir, "CDir", 1088, V16 "CDir.h@v20.2.4", PROBE20)                                        \
+    X(cap, "Capability", 272, V16 "Capability.h@v20.2.4 (client_caps node 312)", PROBE20)     \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v20.2.4", PROBE20)                       \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v20.2.4", PROBE20)
+/* Squid: no v19 tree could be had (docs/models.md); its rows are Reef's,
+ * the release before it, and say so. */
+#define NOT19 "NOT computed for Squid (v19): v18.2.7's value"
+#define SIZES_SQUID(X)                                                                         \
+    X(inode, "CInode", 1344, V16 "CInode.h@v18.2.7", NOT19)                                    \
+    X(inode_store, "mempool_inode", 632, "src/include/cephfs/types.h@v18.2.7", NOT19)          \
+    X(dentry, "CDentry", 616, V16 "CDentry.h@v18.2.7", NOT19)                                  \
+    X(dir, "CDir", 1088, V16 "CDir.h@v18.2.7", NOT19)                                          \
+    X(cap, "Capability", 320, V16 "Capability.h@v18.2.7", NOT19)                               \
+    X(dentry_key, "dentry_key_t", 32, V16 "mdstypes.h@v18.2.7", NOT19)                         \
+    X(lock_bits, "SimpleLock_unstable_bits_t", 104, V16 "SimpleLock.h@v18.2.7", NOT19)
 
 /* The structure of each version: what is in the mempool, where the
  * Capability lives, whether the load counters are vectors outside. */
@@ -183,6 +215,11 @@ static const rs_mds_sizes shape_reef = {
 };
 static const rs_mds_sizes shape_squid = {
     .name = "mds-squid", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
+    .pop_vectors = 0, .inode_shared = 1,
+};
+
+static const rs_mds_sizes shape_tentacle = {
+    .name = "mds-tentacle", .cap_inside_node = 1, .containers_tracked = 1, .cap_tracked = 1,
     .pop_vectors = 0, .inode_shared = 1,
 };
 
@@ -369,14 +406,19 @@ MDS_LAYOUT(rs_layout_mds_octopus, "mds-octopus", shape_octopus, SIZES_OCTOPUS,
            "client_caps node; inode_map and loner lock bits outside the mempool");
 
 MDS_LAYOUT(rs_layout_mds_pacific, "mds-pacific", shape_pacific, SIZES_PACIFIC,
-           "CephFS MDS v16 (sizes of v16.1.0): CInode 1328 + its inode_t in a 592 B shared "
-           "block, CDentry 600, CDir 1088, Capability inside a 360 B client_caps node");
+           "CephFS MDS v16.2.15: CInode 1328 + its inode_t in a 592 B shared block, CDentry "
+           "616, CDir 1088, Capability inside a 360 B client_caps node");
 MDS_LAYOUT(rs_layout_mds_quincy, "mds-quincy", shape_quincy, SIZES_QUINCY,
-           "CephFS MDS v17: sizes NOT computed for Quincy, v16.1.0's (mds-pacific) used");
+           "CephFS MDS v17.2.7: CInode 1328 + a 592 B inode_t block, CDentry 616, CDir 1088, "
+           "Capability inside a 360 B client_caps node");
 MDS_LAYOUT(rs_layout_mds_reef, "mds-reef", shape_reef, SIZES_REEF,
-           "CephFS MDS v18: sizes NOT computed for Reef, v16.1.0's (mds-pacific) used");
+           "CephFS MDS v18.2.7: CInode 1344 + a 664 B inode_t block, CDentry 616, CDir 1088, "
+           "Capability inside a 360 B client_caps node");
 MDS_LAYOUT(rs_layout_mds_squid, "mds-squid", shape_squid, SIZES_SQUID,
-           "CephFS MDS v19: sizes NOT computed for Squid, v16.1.0's (mds-pacific) used");
+           "CephFS MDS v19: sizes NOT computed for Squid, v18.2.7's (mds-reef) used");
+MDS_LAYOUT(rs_layout_mds_tentacle, "mds-tentacle", shape_tentacle, SIZES_TENTACLE,
+           "CephFS MDS v20.2.4: CInode 1392 + a 744 B inode_t block, CDentry 592, CDir 1088, "
+           "Capability inside a 312 B client_caps node");
 
 const rs_mds_sizes *rs_mds_layout_sizes(const rs_layout *layout)
 {

@@ -8,8 +8,9 @@
  *   mds-pr19954   just after it (8c95cc5144): containers in mds_co;
  *   mds-octopus   v15.2.5: Capability inside the client_caps map node;
  *   mds-pacific   v16.1.0: inode_t in a shared block of its own (mds_co);
- *   mds-quincy, mds-reef, mds-squid: Pacific's sizes and shape (not
- *                 computed for those releases; docs/models.md says why).
+ *   mds-quincy, mds-reef: Pacific's shape, each release's sizes (v17.2.7,
+ *                 v18.2.7); mds-squid: Reef's sizes (no v19 tree could be
+ *                 had; docs/models.md says why); mds-tentacle: v20.2.4's.
  *
  * The layout registry's parts(object_bytes, aux) serves the cached kinds,
  * with aux = kind | name_length << 8 (object_bytes is ignored for them):

@@ -30,6 +30,13 @@ check "rss per inode +400 with alloc=ideal ($d_rss)" [ "$d_rss" = ok ]
 expect_status 0 "list layout" "$RSSIM" list layout
 stdout_has "the octopus row is listed" "mds_sizeof_CInode  *1856"
 stdout_has "the pacific row is listed" "mds_sizeof_CInode  *1328"
+stdout_has "the reef row is its own" "mds_sizeof_CInode  *1344"
+stdout_has "the reef inode_t is its own" "mds_sizeof_mempool_inode  *632"
+# every preset one line in `rssim list presets`, the OSD ones with their sizeof lines
+expect_status 0 "list presets" "$RSSIM" list presets
+n_conf=$(ls "$SRC"/models/presets/*.conf | wc -l)
+n_listed=$(grep -cE "^  [a-z0-9-]+ +[^ ]" "$T/out")
+check "one line per preset ($n_listed of $n_conf)" [ "$n_listed" = "$n_conf" ]
 
 expect_status 2 "CInode 0" "$RSSIM" replay "$T/kb.bin" --preset mds-octopus --set mds_sizeof_CInode=0 --db "$DB"
 stderr_has "CInode 0 named" "key 'mds_sizeof_CInode': expected 1..64K"
