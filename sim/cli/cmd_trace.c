@@ -193,8 +193,9 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
 static int import(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *format = NULL, *object = "4M", *block = NULL;
-    const char *interval = NULL;
+    const char *interval = NULL, *max = NULL;
     rs_import_opts opts = { .from = NULL, .block_bytes = 512 };
+    int64_t max_records = (int64_t)RS_TRACE_MAX_RECORDS;
     rs_import_stats st;
     rs_trace_writer *w = NULL;
     rs_err err = { 0 };
@@ -203,8 +204,10 @@ static int import(int argc, char **argv)
 
     for (int i = 1; i < argc; i++) {
         static const char *const names[] = { "--from", "--output", "-o", "--format",
-                                             "--object-size", "--block-size", "--interval" };
-        const char **slots[] = { &opts.from, &out, &out, &format, &object, &block, &interval };
+                                             "--object-size", "--block-size", "--interval",
+                                             "--max-records" };
+        const char **slots[] = { &opts.from, &out, &out, &format, &object, &block, &interval,
+                                 &max };
         const char *v = NULL;
         int missing = 0, k;
 
@@ -212,7 +215,7 @@ static int import(int argc, char **argv)
             char importers[128];
             printf("usage: rssim trace import --from FORMAT IN -o OUT [--object-size SIZE]\n"
                    "                          [--block-size SIZE] [--interval TIME]\n"
-                   "                          [--format text|binary]\n\n"
+                   "                          [--format text|binary] [--max-records N]\n\n"
                    "Read block trace IN (plain or gzip) and write an osd trace OUT: each I/O\n"
                    "becomes one READ/WRITE record per RADOS object it touches (key = offset /\n"
                    "object size, aux = offset inside the object, size_bytes = length).\n\n"
@@ -225,10 +228,13 @@ static int import(int argc, char **argv)
                    "  --block-size    bytes per block of a blocks list (default 512)\n"
                    "  --interval      time between two I/Os of a blocks list (default 0)\n"
                    "  --format        text or binary; default text when OUT ends in .tsv or\n"
-                   "                  .txt (before .gz/.zst), else binary\n\n"
+                   "                  .txt (before .gz/.zst), else binary\n"
+                   "  --max-records   the most records OUT may hold (default %llu); an import\n"
+                   "                  that would write more stops and leaves no OUT\n\n"
                    "Bad input (wrong field count, non-numeric, negative offset, zero length,\n"
                    "unknown op, time going backwards) exits 2 with 'IN:LINE: what' and leaves\n"
-                   "no OUT.  See docs/trace-format.md, 'Block traces'.\n");
+                   "no OUT.  See docs/trace-format.md, 'Block traces'.\n",
+                   (unsigned long long)RS_TRACE_MAX_RECORDS);
             return 0;
         }
         for (k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
@@ -263,6 +269,8 @@ static int import(int argc, char **argv)
         return rs_cli_usage_error("trace import", "bad --block-size '%s'", block);
     if (interval && rs_parse_duration(interval, &opts.interval_ns) != 0)
         return rs_cli_usage_error("trace import", "bad --interval '%s'", interval);
+    if (max && (rs_parse_int(max, &max_records) != 0 || max_records < 1))
+        return rs_cli_usage_error("trace import", "bad --max-records '%s': expected a count >= 1", max);
     if (!format)
         format = rs_cli_format_for_name(out);
     if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
@@ -270,6 +278,10 @@ static int import(int argc, char **argv)
         (rc = rs_trace_writer_open(&w, out, format, "osd", &err)))
         return rs_cli_report(&err);
     rs_cli_tmp_guard(out);
+    char how[96];
+    snprintf(how, sizeof how, "--max-records %lld; --max-records N raises it",
+             (long long)max_records);
+    rs_trace_writer_limit(w, (uint64_t)max_records, how);
     if ((rc = rs_import_block(in, &opts, w, &st, &err))) {
         rs_trace_writer_abort(w);
         rs_cli_tmp_unguard();
