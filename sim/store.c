@@ -203,7 +203,9 @@ struct rs_store {
     sqlite3_stmt *stmt[ST_COUNT];   /* prepared once, reset after each use */
 };
 
-/* Fill err with RS_EDB: "<what> in '<path>': <sqlite message>". */
+/* Fill err with RS_EDB: "<what> in '<path>': <sqlite message>"; a file
+ * that is not a database or a malformed one is the user's input
+ * (RS_EINPUT, exit 2), as a malformed trace is. */
 static int db_fail(rs_store *st, rs_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -221,7 +223,8 @@ static int db_fail(rs_store *st, rs_err *err, const char *fmt, ...)
     if (os_errno && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
         return rs_fail(err, RS_EDB, "%s in '%s': %s (%s)", what, st->path,
                        sqlite3_errmsg(st->db), strerror(os_errno));
-    return rs_fail(err, RS_EDB, "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+    return rs_fail(err, code == SQLITE_NOTADB || code == SQLITE_CORRUPT ? RS_EINPUT : RS_EDB,
+                   "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
 }
 
 /* Step a statement that returns no row (or whose rows are ignored) and

@@ -207,4 +207,15 @@ expect_status 2 "a sweep of 1001 x 1000 points" timeout 60 "$RSSIM" sweep one.ts
 stderr_has "a sweep of 1001 x 1000 points" "--vary trim_interval: the grid passes 1000000 points (a sweep has at most 1000000"
 check "the refused sweep stored no point" [ "$(sql g.db "SELECT count(*) FROM runs" 2>/dev/null || echo 0)" = 0 ]
 
+# 7. a file that is not a database, or a malformed one, is the user's input:
+#    exit 2 (it was 1, a database error), from the readers and db merge
+#    (found by scripts/soak)
+echo "not a database" >junk.db
+expect_status 2 "runs list of a non-database" "$RSSIM" runs list --db junk.db
+stderr_has "runs list of a non-database" "junk.db': file is not a database"
+expect_status 2 "db merge of a non-database" "$RSSIM" db merge --db merged.db junk.db
+head -c 8192 two.db >trunc.db
+expect_status 2 "db merge of a truncated database" "$RSSIM" db merge --db merged.db trunc.db
+stderr_has "db merge of a truncated database" "trunc.db': database disk image is malformed"
+
 finish
