@@ -227,6 +227,14 @@ static int db_fail(rs_store *st, rs_err *err, const char *fmt, ...)
                    "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
 }
 
+/* 1 when column col of s's row is the text v: NULL is no text (a damaged
+ * or hand-edited file may hold one where the schema says NOT NULL). */
+static int col_is(sqlite3_stmt *s, int col, const char *v)
+{
+    const char *t = (const char *)sqlite3_column_text(s, col);
+    return t && !strcmp(t, v);
+}
+
 /* Step a statement that returns no row (or whose rows are ignored) and
  * reset it.  Returns the step's result code (SQLITE_DONE on success);
  * sqlite3_errmsg still describes a failure afterwards. */
@@ -831,7 +839,8 @@ int rs_store_run_status(rs_store *st, int64_t run_id, char r_status[16], rs_err 
     sqlite3_bind_int64(s, 1, run_id);
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
-        snprintf(r_status, 16, "%s", (const char *)sqlite3_column_text(s, 0));
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        snprintf(r_status, 16, "%s", t ? t : "");
         rc = 0;
     } else if (rc == SQLITE_DONE) {
         rc = rs_fail(err, RS_ENOTFOUND, "no run %" PRId64 " in '%s'", run_id, st->path);
@@ -1355,7 +1364,7 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
         return db_fail(st, err, "cannot read the source's runs");
     while (!rc && sqlite3_step(runs) == SQLITE_ROW) {
         int64_t src_id = sqlite3_column_int64(runs, 0);
-        int src_done = !strcmp((const char *)sqlite3_column_text(runs, 1), "done");
+        int src_done = col_is(runs, 1, "done");
         int in_sweep = sqlite3_column_type(runs, 3) != SQLITE_NULL;
         int64_t point = sqlite3_column_int64(runs, 2), dst_sweep = sqlite3_column_int64(runs, 3);
         int64_t dst_id = 0;
@@ -1372,7 +1381,7 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
             sqlite3_bind_int64(q, 2, point);
             if (sqlite3_step(q) == SQLITE_ROW) {
                 dst_id = sqlite3_column_int64(q, 0);
-                dst_done = !strcmp((const char *)sqlite3_column_text(q, 1), "done");
+                dst_done = col_is(q, 1, "done");
             }
             sqlite3_finalize(q);
         }

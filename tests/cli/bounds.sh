@@ -218,4 +218,15 @@ head -c 8192 two.db >trunc.db
 expect_status 2 "db merge of a truncated database" "$RSSIM" db merge --db merged.db trunc.db
 stderr_has "db merge of a truncated database" "trunc.db': database disk image is malformed"
 
+# a source whose run has a NULL status (a damaged or hand-edited file: the
+# schema says NOT NULL) crashed db merge (strcmp of NULL; found by
+# fuzz_store); now it is refused with SQLite's word for it
+cp two.db nul.db
+sql nul.db "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql = replace(sql,
+  'status TEXT NOT NULL CHECK (status IN (''pending'',''running'',''done'',''failed''))', 'status TEXT')
+  WHERE name = 'runs'" >/dev/null
+sql nul.db "UPDATE runs SET status = NULL WHERE id = 1" >/dev/null
+expect_status 1 "db merge of a run with a NULL status" "$RSSIM" db merge --db merged2.db nul.db
+stderr_has "db merge of a run with a NULL status" "NOT NULL constraint failed: runs.status"
+
 finish
