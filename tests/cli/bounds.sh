@@ -228,5 +228,8 @@ sql nul.db "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql = replace(sq
 sql nul.db "UPDATE runs SET status = NULL WHERE id = 1" >/dev/null
 expect_status 1 "db merge of a run with a NULL status" "$RSSIM" db merge --db merged2.db nul.db
 stderr_has "db merge of a run with a NULL status" "NOT NULL constraint failed: runs.status"
+# and plot of that run crashed the same way (the plot commands read it)
+expect_status 2 "plot of a run with a NULL status" "$RSSIM" plot timeseries --run 1 --db nul.db -o nul.txt
+stderr_has "plot of a run with a NULL status" "run 1 in 'nul.db' is of no status, not done"
 
 finish
