@@ -236,7 +236,9 @@ struct rs_store {
     sqlite3_stmt *stmt[ST_COUNT];   /* prepared once, reset after each use */
 };
 
-/* Fill err with RS_EDB: "<what> in '<path>': <sqlite message>". */
+/* Fill err with RS_EDB: "<what> in '<path>': <sqlite message>"; a file
+ * that is not a database or a malformed one is the user's input
+ * (RS_EINPUT, exit 2), as a malformed trace is. */
 static int db_fail(rs_store *st, rs_err *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -254,7 +256,16 @@ static int db_fail(rs_store *st, rs_err *err, const char *fmt, ...)
     if (os_errno && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN))
         return rs_fail(err, RS_EDB, "%s in '%s': %s (%s)", what, st->path,
                        sqlite3_errmsg(st->db), strerror(os_errno));
-    return rs_fail(err, RS_EDB, "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+    return rs_fail(err, code == SQLITE_NOTADB || code == SQLITE_CORRUPT ? RS_EINPUT : RS_EDB,
+                   "%s in '%s': %s", what, st->path, sqlite3_errmsg(st->db));
+}
+
+/* 1 when column col of s's row is the text v: NULL is no text (a damaged
+ * or hand-edited file may hold one where the schema says NOT NULL). */
+static int col_is(sqlite3_stmt *s, int col, const char *v)
+{
+    const char *t = (const char *)sqlite3_column_text(s, col);
+    return t && !strcmp(t, v);
 }
 
 /* Step a statement that returns no row (or whose rows are ignored) and
@@ -911,7 +922,8 @@ int rs_store_run_status(rs_store *st, int64_t run_id, char r_status[16], rs_err 
     sqlite3_bind_int64(s, 1, run_id);
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
-        snprintf(r_status, 16, "%s", (const char *)sqlite3_column_text(s, 0));
+        const char *t = (const char *)sqlite3_column_text(s, 0);
+        snprintf(r_status, 16, "%s", t ? t : "");
         rc = 0;
     } else if (rc == SQLITE_DONE) {
         rc = rs_fail(err, RS_ENOTFOUND, "no run %" PRId64 " in '%s'", run_id, st->path);
@@ -1435,7 +1447,7 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
         return db_fail(st, err, "cannot read the source's runs");
     while (!rc && sqlite3_step(runs) == SQLITE_ROW) {
         int64_t src_id = sqlite3_column_int64(runs, 0);
-        int src_done = !strcmp((const char *)sqlite3_column_text(runs, 1), "done");
+        int src_done = col_is(runs, 1, "done");
         int in_sweep = sqlite3_column_type(runs, 3) != SQLITE_NULL;
         int64_t point = sqlite3_column_int64(runs, 2), dst_sweep = sqlite3_column_int64(runs, 3);
         int64_t dst_id = 0;
@@ -1452,7 +1464,7 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
             sqlite3_bind_int64(q, 2, point);
             if (sqlite3_step(q) == SQLITE_ROW) {
                 dst_id = sqlite3_column_int64(q, 0);
-                dst_done = !strcmp((const char *)sqlite3_column_text(q, 1), "done");
+                dst_done = col_is(q, 1, "done");
             }
             sqlite3_finalize(q);
         }

@@ -75,6 +75,10 @@ int rs_grid_add(rs_grid *g, const char *spec, rs_err *err)
         }
         g->values[k] = vs;
         vs[g->nvalues[k]++] = v;
+        if (g->points * g->nvalues[k] > RS_SWEEP_MAX_POINTS)
+            return rs_fail(err, RS_EINPUT, "--vary %s: the grid passes %d points (a sweep has at "
+                           "most %d; split it into several sweeps with fewer values)", key,
+                           RS_SWEEP_MAX_POINTS, RS_SWEEP_MAX_POINTS);
         if (!n || rs_param_check(p->type, v))
             return rs_fail(err, RS_EINPUT, "--vary: bad value '%s' for key '%s': expected %s", v,
                            key, rs_ptype_name(p->type));

@@ -26,7 +26,7 @@ static int gen_with(const rs_gen_ops *g, const char *path, const char *format,
     if (rc == 0)
         rc = rs_config_validate(cfg, err);
     if (rc == 0)
-        rc = rs_gen_to_file(g, cfg, RSSIM_TRACES_DIR, path, format, r_summary, cap, err);
+        rc = rs_gen_to_file(g, cfg, RSSIM_TRACES_DIR, path, format, 0, r_summary, cap, err);
     rs_config_free(cfg);
     return rc;
 }

@@ -852,7 +852,7 @@ static int generate(const rs_gen_ops *gen, const char *path, rs_err *err)
             rs_config_set(opts, "keys", "2000", err);
     }
     if (!(rc = rs_config_validate(opts, err)))
-        rc = rs_gen_to_file(gen, opts, RSSIM_TRACES_DIR, path, "binary", NULL, 0, err);
+        rc = rs_gen_to_file(gen, opts, RSSIM_TRACES_DIR, path, "binary", 0, NULL, 0, err);
     rs_config_free(opts);
     return rc;
 }

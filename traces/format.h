@@ -125,6 +125,8 @@ struct rs_trace_writer {
     uint8_t *buf;       /* encoded bytes not yet given to the sink */
     size_t len, cap;
     uint64_t records;   /* records written */
+    uint64_t max_records; /* 0: no limit (rs_trace_writer_limit) */
+    char limit_how[96];   /* how to raise it, for the message */
     uint64_t prev_t_ns;
     unsigned daemon_id;
     int fd;             /* of tmp_path */

@@ -403,8 +403,11 @@ int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_wr
         if (rc == 0)
             continue;
         if ((rc = rs_osd_io_write(w, io.t_ns, 0, io.op, io.off_bytes, io.len_bytes,
-                                  opts->object_bytes, &r_stats->records, err)))
+                                  opts->object_bytes, &r_stats->records, err))) {
+            if (rc == RS_EINPUT) /* the writer's record limit: name the line */
+                rs_err_prefix(err, "%s:%llu", in_path, (unsigned long long)rd.line);
             break;
+        }
         rd.ios++;
         r_stats->reads += io.op == RS_OP_READ;
         r_stats->writes += io.op == RS_OP_WRITE;

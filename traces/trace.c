@@ -478,6 +478,12 @@ int rs_trace_writer_open(rs_trace_writer **r_w, const char *path, const char *fo
     return 0;
 }
 
+void rs_trace_writer_limit(rs_trace_writer *w, uint64_t max_records, const char *how)
+{
+    w->max_records = max_records;
+    snprintf(w->limit_how, sizeof w->limit_how, "%s", how ? how : "the writer's limit");
+}
+
 static int writer_drain(rs_trace_writer *w, rs_err *err)
 {
     int rc = rs_sink_write(&w->sink, w->buf, w->len, err);
@@ -494,6 +500,10 @@ int rs_trace_write(rs_trace_writer *w, const rs_rec *rec, rs_err *err)
                  (unsigned long long)w->records + 1);
         return rs_rec_fail(err, where, fault, w->prev_t_ns, rec, w->daemon_id);
     }
+    if (RS_UNLIKELY(w->max_records && w->records >= w->max_records))
+        return rs_fail(err, RS_EINPUT, "%s: record %llu: more than %llu records (%s)", w->path,
+                       (unsigned long long)w->records + 1, (unsigned long long)w->max_records,
+                       w->limit_how);
     if (RS_UNLIKELY(w->cap - w->len < w->fmt->rec_max_bytes)) {
         int rc = writer_drain(w, err);
         if (rc)

@@ -124,6 +124,13 @@ int rs_trace_write(rs_trace_writer *w, const rs_rec *rec, rs_err *err);
 int rs_trace_writer_close(rs_trace_writer *w, rs_err *err);
 /* Abandon: close and remove the temporary file. */
 void rs_trace_writer_abort(rs_trace_writer *w);
+/* The most records a command writes to one trace unless told otherwise
+ * (`rssim gen` and `rssim trace import`, option --max-records): 2^28, 8 GiB
+ * of binary trace, so no option or input can make one fill the disk. */
+#define RS_TRACE_MAX_RECORDS ((uint64_t)1 << 28)
+/* Refuse a record past the max_records-th (0: no limit) with RS_EINPUT
+ * "PATH: record N: more than M records (how)"; how says how to raise it. */
+void rs_trace_writer_limit(rs_trace_writer *w, uint64_t max_records, const char *how);
 
 /* Summary of a whole trace (rssim trace stats). */
 typedef struct rs_trace_summary {

@@ -66,6 +66,10 @@ static void gen_help(const rs_gen_ops *g)
     rs_cli_help_row(stdout, (const char *[]){ "--format FMT", "" }, w, 2,
                     "text or binary; default text when FILE (without .gz/.zst) ends in .tsv "
                     "or .txt, else binary");
+    char dflt[32];
+    snprintf(dflt, sizeof dflt, "%llu", (unsigned long long)RS_TRACE_MAX_RECORDS);
+    rs_cli_help_row(stdout, (const char *[]){ "--max-records N", dflt }, w, 2,
+                    "the most records FILE may hold; more is refused and leaves no FILE");
     printf("\noptions (default in the second column; sizes take K/M/G/T):\n");
     for (const rs_param *p = g->params; p && p->key; p++) {
         snprintf(opt, sizeof opt, "--%s %s", p->key, metavar(p->type));
@@ -83,6 +87,7 @@ int cmd_gen(int argc, char **argv)
     const rs_gen_ops *g;
     const void *ops;
     const char *out = NULL, *format = NULL;
+    int64_t max_records = (int64_t)RS_TRACE_MAX_RECORDS;
     rs_config *cfg = NULL;
     rs_err err = { 0 };
     char cmd[96], summary[512];
@@ -142,6 +147,13 @@ int cmd_gen(int argc, char **argv)
             format = value;
             continue;
         }
+        if (strcmp(key, "max-records") == 0) {
+            if (rs_parse_int(value, &max_records) != 0 || max_records < 1) {
+                status = rs_cli_usage_error(cmd, "bad --max-records '%s': expected a count >= 1", value);
+                goto out;
+            }
+            continue;
+        }
         if (!rs_config_param(cfg, key)) {
             status = rs_cli_usage_error(cmd, "unknown option '--%s' for generator '%s'", key,
                                         g->name);
@@ -161,9 +173,18 @@ int cmd_gen(int argc, char **argv)
     if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
         (rc = rs_config_validate(cfg, &err)) || (rc = rs_cli_mkdir_parent(out, &err)))
         goto fail;
+    /* the output is bounded: a generator whose events option asks for more
+     * records than --max-records is refused before writing; any other
+     * stops at the limit (rs_gen_to_file) */
+    if (rs_config_param(cfg, "events") && rs_config_int(cfg, "events") > max_records) {
+        rc = rs_fail(&err, RS_EINPUT, "--events %lld: more than %lld records (--max-records %lld; "
+                     "--max-records N raises it)", (long long)rs_config_int(cfg, "events"),
+                     (long long)max_records, (long long)max_records);
+        goto fail;
+    }
     rs_cli_tmp_guard(out); /* a killed gen leaves no OUT.tmp */
-    rc = rs_gen_to_file(g, cfg, rs_cli_data_dir(RS_CLI_TRACES), out, format, summary, sizeof summary,
-                        &err);
+    rc = rs_gen_to_file(g, cfg, rs_cli_data_dir(RS_CLI_TRACES), out, format, (uint64_t)max_records,
+                        summary, sizeof summary, &err);
     rs_cli_tmp_unguard();
     if (rc)
         goto fail;

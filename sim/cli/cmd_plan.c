@@ -451,7 +451,7 @@ static int gen_traces(plan_ctx *pc, const char *spec, rs_err *err)
                 char tmp[4200], summary[512];
                 snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
                 if (!(rc = rs_cli_mkdir_parent(tmp, err)) &&
-                    !(rc = rs_gen_to_file(g, cfg, rs_cli_data_dir(RS_CLI_TRACES), tmp, "binary", summary,
+                    !(rc = rs_gen_to_file(g, cfg, rs_cli_data_dir(RS_CLI_TRACES), tmp, "binary", 0, summary,
                                                 sizeof summary, err))) {
                     if (rename(tmp, path) != 0)
                         rc = rs_fail(err, RS_EIO, "cannot rename '%s' to '%s'", tmp, path);

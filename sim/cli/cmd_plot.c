@@ -324,9 +324,9 @@ static int samples_write(rs_store *st, int64_t id, const char *dat, char *vars, 
 
     if ((rc = rs_query_run_get(st, id, &run, err)))
         return rc;
-    if (strcmp(run.status, "done") != 0) {
+    if (!run.status || strcmp(run.status, "done") != 0) { /* NULL: a damaged file */
         rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is %s, not done: nothing to plot",
-                     id, rs_store_path(st), run.status);
+                     id, rs_store_path(st), run.status ? run.status : "of no status");
         rs_query_run_release(&run);
         return rc;
     }
@@ -520,10 +520,11 @@ static int validate_write(rs_store *st, const plot_args *a, const char *dat, cha
     if ((rc = rs_query_run_get(st, id, &run, err)))
         return rc;
     have_run = 1;
-    if (strcmp(run.status, "done") != 0 || strcmp(run.kind ? run.kind : "", "measured") != 0) {
+    if (strcmp(run.status ? run.status : "", "done") != 0 ||
+        strcmp(run.kind ? run.kind : "", "measured") != 0) {
         rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is a %s %s run, not a done measured "
                      "one (from 'rssim validate' or 'rssim runs import-measured')", id,
-                     rs_store_path(st), run.status, run.kind ? run.kind : "?");
+                     rs_store_path(st), run.status ? run.status : "?", run.kind ? run.kind : "?");
         goto out;
     }
     if ((rc = rs_query_metric(st, id, "predicted_run_id", &pred, &found, err)))
@@ -542,9 +543,11 @@ static int validate_write(rs_store *st, const plot_args *a, const char *dat, cha
     if ((rc = rs_query_run_get(st, pid, &prun, err)))
         goto out;
     have_prun = 1;
-    if (strcmp(prun.status, "done") != 0 || strcmp(prun.kind ? prun.kind : "", "predicted") != 0) {
+    if (strcmp(prun.status ? prun.status : "", "done") != 0 ||
+        strcmp(prun.kind ? prun.kind : "", "predicted") != 0) {
         rc = rs_fail(err, RS_EINPUT, "run %" PRId64 " in '%s' is a %s %s run, not a done predicted "
-                     "one", pid, rs_store_path(st), prun.status, prun.kind ? prun.kind : "?");
+                     "one", pid, rs_store_path(st), prun.status ? prun.status : "?",
+                     prun.kind ? prun.kind : "?");
         goto out;
     }
     if (prun.trace_sha256 && run.trace_sha256 && strcmp(prun.trace_sha256, run.trace_sha256)) {
@@ -1431,9 +1434,9 @@ static int capacity_write(rs_store *st, const plot_args *a, const char *dat, cha
 
     if ((rc = rs_query_plan_get(st, a->plan, &plan, err)))
         return rc;
-    if (strcmp(plan.status, "done") != 0) {
+    if (!plan.status || strcmp(plan.status, "done") != 0) { /* NULL: a damaged file */
         rc = rs_fail(err, RS_EINPUT, "plan %" PRId64 " in '%s' is %s, not done: nothing to plot",
-                     a->plan, rs_store_path(st), plan.status);
+                     a->plan, rs_store_path(st), plan.status ? plan.status : "of no status");
         goto out;
     }
     if ((rc = rs_query_plan_evals(st, a->plan, capacity_eval, &l, err)))

@@ -210,7 +210,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
  * such field refuses them, naming it. */
 static int import_foreign(const char *in, const char *out, const char *format, const char *from,
                           const char *to, const char *object, const char *block,
-                          const char *interval)
+                          const char *interval, int64_t max_records)
 {
     const char *keys[] = { "to", "object-size", "block-size", "interval" };
     const char *vals[] = { to, object, block, interval };
@@ -243,6 +243,10 @@ static int import_foreign(const char *in, const char *out, const char *format, c
         return rs_cli_report(&err);
     }
     rs_cli_tmp_guard(out);
+    char how[96];
+    snprintf(how, sizeof how, "--max-records %lld; --max-records N raises it",
+             (long long)max_records);
+    rs_trace_writer_limit(w, (uint64_t)max_records, how);
     while ((rc = rs_trace_next(tr, &rec, &err)) == 1 && !(rc = rs_trace_write(w, &rec, &err)))
         records++;
     const char *daemon = rs_trace_daemon(tr);
@@ -264,8 +268,9 @@ static int import_foreign(const char *in, const char *out, const char *format, c
 static int import(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *format = NULL, *object = NULL, *block = NULL;
-    const char *interval = NULL, *to = NULL, *object_given = NULL, *clients = NULL;
+    const char *interval = NULL, *to = NULL, *object_given = NULL, *clients = NULL, *max = NULL;
     rs_import_opts opts = { .from = NULL, .block_bytes = 512 };
+    int64_t max_records = (int64_t)RS_TRACE_MAX_RECORDS;
     rs_import_stats st;
     rs_trace_writer *w = NULL;
     rs_err err = { 0 };
@@ -275,9 +280,9 @@ static int import(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         static const char *const names[] = { "--from", "--output", "-o", "--format",
                                              "--object-size", "--block-size", "--interval", "--to",
-                                             "--root", "--cwd", "--clients" };
+                                             "--root", "--cwd", "--clients", "--max-records" };
         const char **slots[] = { &opts.from, &out, &out, &format, &object_given, &block, &interval,
-                                 &to, &opts.root, &opts.cwd, &clients };
+                                 &to, &opts.root, &opts.cwd, &clients, &max };
         const char *v = NULL;
         int missing = 0, k;
 
@@ -286,6 +291,7 @@ static int import(int argc, char **argv)
             printf("usage: rssim trace import --from FORMAT[:SPEC] IN -o OUT [--to osd|kv]\n"
                    "                          [--object-size SIZE] [--block-size SIZE]\n"
                    "                          [--interval TIME] [--format text|binary]\n"
+                   "                          [--max-records N]\n"
                    "       rssim trace import --from strace IN -o OUT [--root DIR] [--cwd DIR]\n"
                    "                          [--clients N|pid] [--format text|binary]\n\n"
                    "Read another tool's trace IN (plain, gzip or zstd) and write it as an rssim\n"
@@ -315,11 +321,14 @@ static int import(int argc, char **argv)
                    "  --clients N|pid strace: N clients by process tree (default 1), or one\n"
                    "                  per process\n"
                    "  --format        text or binary; default text when OUT ends in .tsv or\n"
-                   "                  .txt (before .gz/.zst), else binary\n\n"
+                   "                  .txt (before .gz/.zst), else binary\n"
+                   "  --max-records   the most records OUT may hold (default %llu); an import\n"
+                   "                  that would write more stops and leaves no OUT\n\n"
                    "Bad input (wrong field count, non-numeric, negative offset, zero length,\n"
                    "unknown op, time going backwards) exits 2 with 'IN:LINE: what' and leaves\n"
                    "no OUT.  See docs/trace-format.md, 'Block traces' and 'Recorded file\n"
-                   "system workloads'.\n");
+                   "system workloads'.\n",
+                   (unsigned long long)RS_TRACE_MAX_RECORDS);
             return 0;
         }
         for (k = 0; k < (int)(sizeof names / sizeof names[0]); k++)
@@ -345,12 +354,15 @@ static int import(int argc, char **argv)
         return rs_cli_usage_error("trace import", "needs IN and -o OUT");
     if (object_given)
         object = object_given;
+    if (max && (rs_parse_int(max, &max_records) != 0 || max_records < 1))
+        return rs_cli_usage_error("trace import", "bad --max-records '%s': expected a count >= 1", max);
     const char *colon = strchr(opts.from, ':');
     char from_name[64];
     snprintf(from_name, sizeof from_name, "%.*s", colon ? (int)(colon - opts.from) : 63, opts.from);
     const rs_trace_codec_ops *from = rs_trace_codec_find(from_name);
     if (from && from->open_foreign && (!from->import_line || colon || to))
-        return import_foreign(in, out, format, opts.from, to, object_given, block, interval);
+        return import_foreign(in, out, format, opts.from, to, object_given, block, interval,
+                              max_records);
     unsigned reads = from ? from->import_opts : 0;
     const char *unread = block && !(reads & RS_IMPORT_OPT_BLOCK_SIZE)         ? "--block-size"
                          : interval && !(reads & RS_IMPORT_OPT_INTERVAL)      ? "--interval"
@@ -386,6 +398,10 @@ static int import(int argc, char **argv)
         (rc = rs_trace_writer_open(&w, out, format, from ? rs_import_daemon(from) : "osd", &err)))
         return rs_cli_report(&err);
     rs_cli_tmp_guard(out);
+    char how[96];
+    snprintf(how, sizeof how, "--max-records %lld; --max-records N raises it",
+             (long long)max_records);
+    rs_trace_writer_limit(w, (uint64_t)max_records, how);
     if ((rc = rs_import_block(in, &opts, w, &st, &err))) {
         rs_trace_writer_abort(w);
         rs_cli_tmp_unguard();

@@ -172,4 +172,64 @@ else
   echo "SKIP: no user namespace (unshare -rm) to mount a folder read-only" >&2
 fi
 
+# 6. a command's whole output is bounded, not only each line's: an import of
+#    many lines that each expand to 65536 records wrote until the disk was
+#    full; now it stops at --max-records (default 2^28 records) naming the
+#    limit and the input line, and leaves no OUT or OUT.tmp
+yes '0 536870912' | head -n 40 >many.blocks
+expect_status 2 "import past --max-records" timeout 60 "$RSSIM" trace import --from blocks many.blocks \
+  -o many.bin --max-records 100000
+stderr_has "import past --max-records" "many.blocks:2: many.bin: record 100001: more than 100000 records (--max-records 100000; --max-records N raises it)"
+check "import past --max-records left nothing" [ ! -e many.bin ] && [ ! -e many.bin.tmp ]
+expect_status 0 "import at --max-records" "$RSSIM" trace import --from blocks many.blocks -o many.bin \
+  --max-records 2621440
+stdout_has "import at --max-records" "as 2621440 records"
+expect_status 2 "import --max-records 0" "$RSSIM" trace import --from blocks many.blocks -o many.bin --max-records 0
+stderr_has "import --max-records 0" "bad --max-records '0'"
+"$RSSIM" trace import -h >imp.help
+check "import -h names the default limit" grep -q "max-records.*default 268435456" imp.help
+# a generator: --events past the limit is refused before anything is written
+expect_status 2 "gen kv --events 10^12" timeout 10 "$RSSIM" gen kv --events 1000000000000 -o big.bin
+stderr_has "gen kv --events 10^12" "--events 1000000000000: more than 268435456 records (--max-records 268435456; --max-records N raises it)"
+check "gen kv --events 10^12 wrote nothing" [ ! -e big.bin ] && [ ! -e big.bin.tmp ]
+expect_status 2 "gen kv --events past --max-records" "$RSSIM" gen kv --events 1001 --max-records 1000 -o big.bin
+expect_status 0 "gen kv --events at --max-records" "$RSSIM" gen kv --events 1000 --max-records 1000 -o big.bin
+# a generator without an events option stops at the limit while writing
+expect_status 2 "gen alloc past --max-records" "$RSSIM" gen alloc --max-records 1000 -o big2.bin
+stderr_has "gen alloc past --max-records" "big2.bin: record 1001: more than 1000 records (--max-records 1000"
+check "gen alloc past --max-records wrote nothing" [ ! -e big2.bin ] && [ ! -e big2.bin.tmp ]
+# a sweep's grid: 16 keys of 20 values (20^16 points, past 2^63) wrapped the
+# point count; 1001 x 1000 points were all stored before the first ran; now
+# a grid of more than 10^6 points is refused naming the limit
+vals() { seq -s, 1 "$1" | sed "s/[0-9][0-9]*/&$2/g"; }
+expect_status 2 "a sweep of 1001 x 1000 points" timeout 60 "$RSSIM" sweep one.tsv --preset kv-small \
+  --vary kv_cache_limit="$(vals 1001 M)" --vary trim_interval="$(vals 1000 ms)" --db g.db
+stderr_has "a sweep of 1001 x 1000 points" "--vary trim_interval: the grid passes 1000000 points (a sweep has at most 1000000"
+check "the refused sweep stored no point" [ "$(sql g.db "SELECT count(*) FROM runs" 2>/dev/null || echo 0)" = 0 ]
+
+# 7. a file that is not a database, or a malformed one, is the user's input:
+#    exit 2 (it was 1, a database error), from the readers and db merge
+#    (found by scripts/soak)
+echo "not a database" >junk.db
+expect_status 2 "runs list of a non-database" "$RSSIM" runs list --db junk.db
+stderr_has "runs list of a non-database" "junk.db': file is not a database"
+expect_status 2 "db merge of a non-database" "$RSSIM" db merge --db merged.db junk.db
+head -c 8192 two.db >trunc.db
+expect_status 2 "db merge of a truncated database" "$RSSIM" db merge --db merged.db trunc.db
+stderr_has "db merge of a truncated database" "trunc.db': database disk image is malformed"
+
+# a source whose run has a NULL status (a damaged or hand-edited file: the
+# schema says NOT NULL) crashed db merge (strcmp of NULL; found by
+# fuzz_store); now it is refused with SQLite's word for it
+cp two.db nul.db
+sql nul.db "PRAGMA writable_schema=ON; UPDATE sqlite_schema SET sql = replace(sql,
+  'status TEXT NOT NULL CHECK (status IN (''pending'',''running'',''done'',''failed''))', 'status TEXT')
+  WHERE name = 'runs'" >/dev/null
+sql nul.db "UPDATE runs SET status = NULL WHERE id = 1" >/dev/null
+expect_status 1 "db merge of a run with a NULL status" "$RSSIM" db merge --db merged2.db nul.db
+stderr_has "db merge of a run with a NULL status" "NOT NULL constraint failed: runs.status"
+# and plot of that run crashed the same way (the plot commands read it)
+expect_status 2 "plot of a run with a NULL status" "$RSSIM" plot timeseries --run 1 --db nul.db -o nul.txt
+stderr_has "plot of a run with a NULL status" "run 1 in 'nul.db' is of no status, not done"
+
 finish

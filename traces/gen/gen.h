@@ -32,10 +32,12 @@ typedef struct rs_gen_ops {
 } rs_gen_ops;
 
 /* Generate into path (format "text" or "binary"; .gz/.zst compress): the
- * file appears whole or not at all.  opts must be validated.  data_dir and
- * r_summary as for generate (both may be NULL). */
+ * file appears whole or not at all.  opts must be validated.  A record past
+ * the max_records-th (0: no limit) fails as RS_EINPUT, naming the limit and
+ * `--max-records`.  data_dir and r_summary as for generate (both may be
+ * NULL). */
 int rs_gen_to_file(const rs_gen_ops *gen, const rs_config *opts, const char *data_dir,
-                   const char *path, const char *format, char *r_summary, size_t cap,
-                   rs_err *err);
+                   const char *path, const char *format, uint64_t max_records, char *r_summary,
+                   size_t cap, rs_err *err);
 
 #endif
