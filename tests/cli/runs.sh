@@ -24,7 +24,7 @@ done
 check "reading created no file" test ! -e "$DB"
 check "reading created no folder" test ! -e "$T/sub"
 printf 'not a database at all, just some text that is long enough\n' > "$T/junk.db"
-expect_status 1 "list on a non-SQLite file" "$RSSIM" runs list --db "$T/junk.db"
+expect_status 2 "list on a non-SQLite file (bad input)" "$RSSIM" runs list --db "$T/junk.db"
 stderr_has "non-SQLite file named" "$T/junk.db"
 
 # init: schema, WAL, idempotent; then the fixture
