@@ -47,14 +47,44 @@ static int is_help(const char *a)
     return !strcmp(a, "-h") || !strcmp(a, "--help");
 }
 
+/* Write every record of tr (closed here) to a new trace OUT, of format and
+ * tr's daemon kind, at most max_records of them (0: no limit; how says how
+ * to raise it); OUT.tmp is removed on any failure.  0 or the CLI status. */
+static int copy_trace(rs_trace *tr, const char *out, const char *format, uint64_t max_records,
+                      const char *how, uint64_t *r_records, rs_err *err)
+{
+    rs_trace_writer *w = NULL;
+    rs_rec rec;
+    int rc;
+
+    *r_records = 0;
+    if ((rc = rs_cli_mkdir_parent(out, err)) ||
+        (rc = rs_trace_writer_open(&w, out, format, rs_trace_daemon(tr), err))) {
+        rs_trace_close(tr);
+        return rs_cli_report(err);
+    }
+    rs_cli_tmp_guard(out);
+    if (max_records)
+        rs_trace_writer_limit(w, max_records, how);
+    while ((rc = rs_trace_next(tr, &rec, err)) == 1 && !(rc = rs_trace_write(w, &rec, err)))
+        ++*r_records;
+    rs_trace_close(tr);
+    if (rc) {
+        rs_trace_writer_abort(w);
+        rs_cli_tmp_unguard();
+        return rs_cli_report(err);
+    }
+    rc = rs_trace_writer_close(w, err);
+    rs_cli_tmp_unguard();
+    return rc ? rs_cli_report(err) : 0;
+}
+
 static int convert(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *format = NULL;
     rs_err err = { 0 };
     rs_trace *tr = NULL;
-    rs_trace_writer *w = NULL;
     const void *ops;
-    rs_rec rec;
     int rc;
 
     for (int i = 1; i < argc; i++) {
@@ -90,26 +120,8 @@ static int convert(int argc, char **argv)
     for (const rs_trace_codec_ops *const *c = rs_trace_codecs; *c && !format; c++)
         if ((*c)->encode && strcmp((*c)->name, rs_trace_format(tr)) != 0)
             format = (*c)->name; /* the other encoding */
-    if ((rc = rs_cli_mkdir_parent(out, &err)) ||
-        (rc = rs_trace_writer_open(&w, out, format, rs_trace_daemon(tr), &err))) {
-        rs_trace_close(tr);
-        return rs_cli_report(&err);
-    }
-    rs_cli_tmp_guard(out);
-    while ((rc = rs_trace_next(tr, &rec, &err)) == 1)
-        if ((rc = rs_trace_write(w, &rec, &err)))
-            break;
-    rs_trace_close(tr);
-    if (rc) {
-        rs_trace_writer_abort(w);
-        rs_cli_tmp_unguard();
-        return rs_cli_report(&err);
-    }
-    rc = rs_trace_writer_close(w, &err);
-    rs_cli_tmp_unguard();
-    if (rc)
-        return rs_cli_report(&err);
-    return 0;
+    uint64_t records;
+    return copy_trace(tr, out, format, 0, NULL, &records, &err);
 }
 
 static void line_u64(const char *name, unsigned long long v)
@@ -217,12 +229,10 @@ static int import_foreign(const char *in, const char *out, const char *format, c
     char spec[1024];
     size_t n = (size_t)snprintf(spec, sizeof spec, "%s", from);
     int sep = strchr(from, ':') != NULL, rc;
-    rs_trace_writer *w = NULL;
     rs_trace *tr = NULL;
     rs_err err = { 0 };
     const void *ops;
     uint64_t records = 0;
-    rs_rec rec;
 
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         if (vals[k] && n < sizeof spec) {
@@ -237,29 +247,12 @@ static int import_foreign(const char *in, const char *out, const char *format, c
     if ((rc = rs_registry_get(&rs_reg_trace_format, format, &ops, &err)) ||
         (rc = rs_cli_check_input(in, &err)) || (rc = rs_trace_open_foreign(&tr, in, spec, &err)))
         return rs_cli_report(&err);
-    if ((rc = rs_cli_mkdir_parent(out, &err)) ||
-        (rc = rs_trace_writer_open(&w, out, format, rs_trace_daemon(tr), &err))) {
-        rs_trace_close(tr);
-        return rs_cli_report(&err);
-    }
-    rs_cli_tmp_guard(out);
-    char how[96];
+    char how[96], daemon[16];
     snprintf(how, sizeof how, "--max-records %lld; --max-records N raises it",
              (long long)max_records);
-    rs_trace_writer_limit(w, (uint64_t)max_records, how);
-    while ((rc = rs_trace_next(tr, &rec, &err)) == 1 && !(rc = rs_trace_write(w, &rec, &err)))
-        records++;
-    const char *daemon = rs_trace_daemon(tr);
-    rs_trace_close(tr);
-    if (rc) {
-        rs_trace_writer_abort(w);
-        rs_cli_tmp_unguard();
-        return rs_cli_report(&err);
-    }
-    rc = rs_trace_writer_close(w, &err);
-    rs_cli_tmp_unguard();
-    if (rc)
-        return rs_cli_report(&err);
+    snprintf(daemon, sizeof daemon, "%s", rs_trace_daemon(tr));
+    if ((rc = copy_trace(tr, out, format, (uint64_t)max_records, how, &records, &err)))
+        return rc;
     printf("wrote %s: %llu records (daemon %s) from %s\n", out, (unsigned long long)records,
            daemon, in);
     return 0;
