@@ -53,18 +53,6 @@ static int line_fail(const reader *rd, rs_err *err, const char *fmt, ...)
     return rs_fail(err, RS_EINPUT, "%s:%llu: %s", rd->path, (unsigned long long)rd->line, msg);
 }
 
-/* s without leading and trailing blanks (in place). */
-static char *trim(char *s)
-{
-    size_t n;
-    while (*s == ' ' || *s == '\t')
-        s++;
-    n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-        s[--n] = '\0';
-    return s;
-}
-
 /* A decimal integer with an optional sign into *r_v: the field's value must
  * be numeric, fit in int64 and, unless may_be_negative, not be negative. */
 static int num_field(const reader *rd, const char *name, const char *s, int may_be_negative,
@@ -123,7 +111,7 @@ static int split(char *s, const char *seps, char **f)
         *end = '\0';
         if (n == MAX_FIELDS)
             return MAX_FIELDS + 1;
-        f[n++] = trim(s);
+        f[n++] = rs_foreign_trim(s);
         if (!sep)
             return n;
         s = end + 1;
@@ -164,7 +152,7 @@ static int msr_parse(reader *rd, char *s, io_line *r_io, rs_err *err)
     int64_t ts, disk, off, len, resp;
     int n, rc;
 
-    if (rd->line == 1 && !strncasecmp(trim(s), "Timestamp", 9))
+    if (rd->line == 1 && !strncasecmp(rs_foreign_trim(s), "Timestamp", 9))
         return 0; /* a header line */
     if ((n = split(s, ",", f)) != 7)
         return line_fail(rd, err, "wrong field count: %d%s fields, expected 7 (%s,%s,%s,%s,%s,%s,%s)",
@@ -395,7 +383,7 @@ int rs_import_block(const char *in_path, const rs_import_opts *opts, rs_trace_wr
         }
         if (n && buf[n - 1] == '\r')
             buf[--n] = '\0';
-        char *s = trim(buf);
+        char *s = rs_foreign_trim(buf);
         if (!*s || *s == '#')
             continue;
         if ((rc = fmt->import_line(&rd, s, &io, err)) < 0)
