@@ -901,18 +901,22 @@ int main(int argc, char **argv)
 
     rs_result_init(&res);
     page_bytes = (uint64_t)sysconf(_SC_PAGESIZE);
-    if ((rc = rs_config_new_with(&cfg, real_params, &err)) ||
-        (rc = rs_config_set(cfg, "alloc", alloc_name, &err)) ||
-        (rc = rs_config_set(cfg, "sample_interval", interval, &err)) ||
-        (rc = rs_config_validate(cfg, &err)))
-        goto out;
-    replay_opts o = { .interval_ns = rs_config_duration_ns(cfg, "sample_interval") };
-    if (!o.interval_ns) {
+    /* The replaying process allocates nothing before its baseline: it
+     * parses the interval without the config machinery (which allocates;
+     * the first process checked the value with it) and builds its config
+     * after the replay. */
+    replay_opts o = { 0 };
+    if (rs_parse_duration(interval, &o.interval_ns) != 0 || !o.interval_ns) {
         rc = rs_fail(&err, RS_EINPUT, "bad value '%s' for --sample-interval: must be > 0", interval);
         goto out;
     }
     const char *handed = getenv(PASS1_ENV);
     if (!handed) {
+        if ((rc = rs_config_new_with(&cfg, real_params, &err)) ||
+            (rc = rs_config_set(cfg, "alloc", alloc_name, &err)) ||
+            (rc = rs_config_set(cfg, "sample_interval", interval, &err)) ||
+            (rc = rs_config_validate(cfg, &err)))
+            goto out;
         /* Pass 1: check the trace and copy its records to an unlinked file,
          * then replay it in a fresh process (al_reexec). */
         struct stat sb;
@@ -959,15 +963,20 @@ int main(int argc, char **argv)
         goto out;
     o.workers = threads ? (unsigned)threads
                         : (info.max_thread + 1 < MAX_WORKERS ? info.max_thread + 1 : MAX_WORKERS);
-    snprintf(num, sizeof num, "%u", o.workers);
-    if ((rc = rs_config_set(cfg, "threads", num, &err)) ||
-        (label && (rc = rs_config_set(cfg, "label", label, &err))))
-        goto out;
 
     uint64_t t0 = now_ns();
     if ((rc = replay(fd, &info, &o, &samples, &rst, &err)))
         goto out;
     uint64_t wall = now_ns() - t0;
+
+    snprintf(num, sizeof num, "%u", o.workers);
+    if ((rc = rs_config_new_with(&cfg, real_params, &err)) ||
+        (rc = rs_config_set(cfg, "alloc", alloc_name, &err)) ||
+        (rc = rs_config_set(cfg, "sample_interval", interval, &err)) ||
+        (rc = rs_config_set(cfg, "threads", num, &err)) ||
+        (label && (rc = rs_config_set(cfg, "label", label, &err))) ||
+        (rc = rs_config_validate(cfg, &err)))
+        goto out;
 
     /* Only now may the harness use the heap: results and the store. */
     int64_t run_id;

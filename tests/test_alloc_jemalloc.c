@@ -625,10 +625,8 @@ static void test_arenas(void)
     for (uint32_t t = 0; t < 10; t++) {
         unsigned ar = 99;
         CHECK(rs_je_thread_info(st, 100 + t, 4, &ar, NULL, NULL) == 0);
-        /* round robin after the main thread (thread 0, on arena 0 from the
-         * start): the least loaded arena, the first of equals */
-        bad += ar != (t + 1) % 8;
-        bad += rs_je_addr_arena(st, a[t]) != (int)((t + 1) % 8); /* its own slabs */
+        bad += ar != t % 8;                             /* round robin */
+        bad += rs_je_addr_arena(st, a[t]) != (int)(t % 8); /* its own slabs */
     }
     CHECK_EQ_U64(bad, 0);
     for (uint32_t t = 1; t < 8; t++)

@@ -1584,7 +1584,6 @@ static int param_bool(const rs_config *cfg, unsigned i)
     return strcmp(je_params[i].def, "true") == 0;
 }
 
-static void destroy(void *state);
 static int create(const rs_config *cfg, void **r_state, rs_err *err)
 {
     const char *purge_raw = cfg ? rs_config_string(cfg, je_params[0].key) : "";
@@ -1665,15 +1664,6 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
     }
     for (unsigned j = 0; j <= LOOKUP_MAXCLASS >> 3; j++)
         st->size2bin[j] = (uint8_t)rs_je_size2index(j ? (uint64_t)j << 3 : 1);
-    /* The main thread (trace thread 0) has allocated before the trace
-     * starts, as every started process has (libc and its own set-up), so it
-     * is bound to arena 0 with its tcache from the beginning; rssim-real
-     * replays thread 0 on its main thread, which is in that state at its
-     * baseline (docs/models.md, "The start of a process"). */
-    if (!thread_get(st, 0, 1)) {
-        destroy(st);
-        return rs_fail(err, RS_ENOMEM, "out of memory for allocator jemalloc");
-    }
     *r_state = st;
     return 0;
 }
