@@ -86,6 +86,12 @@ static void insert(uint32_t *s, uint64_t key, uint64_t size)
     used += size;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -112,18 +118,30 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_lru_floor: %s\n", err.msg);
         return 2;
     }
+    /* Sized for the distinct keys (counted first, not timed), so the
+     * table and the nodes are as small as the cache's working set allows. */
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    size_t distinct = 0;
+    if (!keys)
+        return 1;
+    for (size_t i = 0; i < n; i++)
+        keys[i] = recs[i].key;
+    qsort(keys, n, sizeof *keys, cmp_u64);
+    for (size_t i = 0; i < n; i++)
+        distinct += i == 0 || keys[i] != keys[i - 1];
+    free(keys);
     uint32_t slots = 1;
-    while (slots < 2 * n + 2) /* at most one node per record */
+    while (slots < 2 * distinct + 2) /* at most one node per distinct key */
         slots <<= 1;
     mask = slots - 1;
-    nodes = malloc((n + 1) * sizeof *nodes);
-    free_ids = malloc((n + 1) * sizeof *free_ids);
+    nodes = malloc((distinct + 1) * sizeof *nodes);
+    free_ids = malloc((distinct + 1) * sizeof *free_ids);
     table = malloc((size_t)slots * sizeof *table);
     if (!nodes || !free_ids || !table)
         return 1;
     memset(table, 0xff, (size_t)slots * sizeof *table);
-    for (size_t i = 0; i <= n; i++)
-        free_ids[nfree_top++] = (uint32_t)(n - i);
+    for (size_t i = 0; i <= distinct; i++)
+        free_ids[nfree_top++] = (uint32_t)(distinct - i);
 
     struct timespec t0, t1;
     uint64_t gets = 0, misses = 0;
