@@ -158,10 +158,6 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
     rs_oid id;
     int rc;
 
-    if (k->bytes_bound && rec->size_bytes > 0 && rec->size_bytes < UINT32_MAX &&
-        rs_objects_accounted_of(&k->objs, rec->size_bytes, 0) > k->limit_bytes)
-        return 0;
-
     uint64_t before = k->keys.mask;
     if ((rc = rs_idmap_reserve(&k->keys, err)))
         return rc;
@@ -171,6 +167,8 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
     if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, rec->thread, rec->t_ns, &id,
                              &accounted, err)))
         return rc;
+    if (id == RS_OID_NONE)
+        return 0; /* larger than the cache (objs.admit_max): not admitted */
     if ((rc = k->cache.ops->insert(k->cache.state, id, accounted, err))) {
         rs_objects_del(&k->objs, id, rec->thread, rec->t_ns);
         return rc;
@@ -369,6 +367,8 @@ static int kv_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     };
     if ((rc = rs_objects_init(&k->objs, env->parts[SLOT_LAYOUT], env->cfg, env->alloc, err)))
         goto fail;
+    if (k->bytes_bound) /* admission: nothing larger than the byte limit */
+        k->objs.admit_max = k->limit_bytes;
     k->cache.ops = env->parts[SLOT_CACHE];
     if ((rc = k->cache.ops->create(env->cfg, &k->cache.state, err))) {
         k->cache.ops = NULL;

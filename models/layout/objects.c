@@ -14,6 +14,7 @@ int rs_objects_init(rs_objects *o, const rs_layout_ops *layout, const rs_config 
     int rc;
 
     memset(o, 0, sizeof *o);
+    o->admit_max = UINT64_MAX;
     o->layout.ops = layout;
     if ((rc = o->layout.ops->create(cfg, &o->layout.state, err))) {
         o->layout.ops = NULL;
@@ -66,6 +67,18 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
                        (unsigned long long)bytes);
     if (aux == FREE_SLOT)
         aux = FREE_SLOT - 1;
+    unsigned n = o->layout.ops->parts(o->layout.state, bytes, aux, parts);
+    if (o->admit_max != UINT64_MAX) {
+        uint64_t tracked = 0;
+        for (unsigned i = 0; i < n; i++)
+            tracked += parts[i].tracked ? parts[i].size_bytes : 0;
+        if (tracked > o->admit_max) { /* larger than the cache: never admitted */
+            *r_id = RS_OID_NONE;
+            if (r_accounted)
+                *r_accounted = 0;
+            return 0;
+        }
+    }
     if (o->free_head != FREE_SLOT) {
         id = o->free_head;
         o->free_head = (uint32_t)o->obj[id].key;
@@ -78,7 +91,6 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
             return rc;
         id = o->n_used++;
     }
-    unsigned n = o->layout.ops->parts(o->layout.state, bytes, aux, parts);
     rs_addr *slot = &o->addr[(size_t)id * o->max_parts];
     for (unsigned i = 0; i < n; i++) {
         slot[i] = o->alloc->ops->alloc(o->alloc->state, parts[i].size_bytes, thread, now_ns);

@@ -39,6 +39,7 @@ typedef struct rs_objects {
     uint64_t live_count;
     uint64_t accounted_bytes; /* tracked parts of live objects */
     uint64_t untracked_bytes; /* untracked parts of live objects */
+    uint64_t admit_max;       /* an object accounting more is not admitted (UINT64_MAX: all are) */
 } rs_objects;
 
 /* Build the layout ops for cfg; alloc is borrowed. */
@@ -49,13 +50,15 @@ int rs_objects_init(rs_objects *o, const rs_layout_ops *layout, const rs_config 
 void rs_objects_release(rs_objects *o);
 
 /* A new object: make its allocations; *r_accounted gets the bytes its
- * tracked parts add (may be NULL).  RS_EINPUT if bytes does not fit,
+ * tracked parts add (may be NULL).  An object whose tracked parts would
+ * exceed o->admit_max (when set) is not admitted: nothing is made and
+ * *r_id is RS_OID_NONE (returns 0).  RS_EINPUT if bytes does not fit,
  * RS_ENOMEM if the simulator (or the allocator model) is out of memory. */
 int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
                    uint32_t thread, uint64_t now_ns, rs_oid *r_id, uint64_t *r_accounted,
                    rs_err *err);
 /* The accounted bytes an object of bytes (and aux) would add, without
- * making it: what a cache compares with its limit before admitting it. */
+ * making it. */
 uint64_t rs_objects_accounted_of(const rs_objects *o, uint64_t bytes, uint32_t aux);
 /* The object dies: free its allocations.  Returns its accounted bytes. */
 uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_ns);
