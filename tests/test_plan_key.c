@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "gen_util.h"
+#include "presets.h"
 
 /* scratch.h helper this test does not use */
 static const char *path_in(const char *name) __attribute__((unused));
@@ -132,27 +133,5 @@ static void test_preset(const char *presets, const char *file)
 
 int main(void)
 {
-    const char *env = getenv("RSSIM_PRESETS");
-    char presets[512];
-    snprintf(presets, sizeof presets, "%s", env && *env ? env : "models/presets");
-    CHECK(scratch_dir("plan-key") == 0);
-    DIR *d = opendir(presets);
-    CHECK_MSG(d != NULL, "no presets in %s", presets);
-    struct dirent *e;
-    int n = 0;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len > 5 && !strcmp(e->d_name + len - 5, ".conf")) {
-            test_preset(presets, e->d_name);
-            n++;
-        }
-    }
-    if (d)
-        closedir(d);
-    CHECK(n >= 9);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-    return check_done();
+    return for_each_preset("plan-key", test_preset);
 }
