@@ -829,6 +829,22 @@ static int report(const rs_err *err)
     return err->code == RS_EINPUT ? 2 : 1;
 }
 
+/* The measured run's config from the options (threads and label may be
+ * NULL), validated: the first process checks the options with it before
+ * pass 1, the replaying one builds it only after its replay. */
+static int make_config(rs_config **r_cfg, const char *alloc, const char *interval,
+                       const char *threads, const char *label, rs_err *err)
+{
+    int rc;
+    if ((rc = rs_config_new_with(r_cfg, real_params, err)) ||
+        (rc = rs_config_set(*r_cfg, "alloc", alloc, err)) ||
+        (rc = rs_config_set(*r_cfg, "sample_interval", interval, err)) ||
+        (threads && (rc = rs_config_set(*r_cfg, "threads", threads, err))) ||
+        (label && (rc = rs_config_set(*r_cfg, "label", label, err))))
+        return rc;
+    return rs_config_validate(*r_cfg, err);
+}
+
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
@@ -912,10 +928,7 @@ int main(int argc, char **argv)
     }
     const char *handed = getenv(PASS1_ENV);
     if (!handed) {
-        if ((rc = rs_config_new_with(&cfg, real_params, &err)) ||
-            (rc = rs_config_set(cfg, "alloc", alloc_name, &err)) ||
-            (rc = rs_config_set(cfg, "sample_interval", interval, &err)) ||
-            (rc = rs_config_validate(cfg, &err)))
+        if ((rc = make_config(&cfg, alloc_name, interval, NULL, label, &err)))
             goto out;
         /* Pass 1: check the trace and copy its records to an unlinked file,
          * then replay it in a fresh process (al_reexec). */
@@ -970,12 +983,7 @@ int main(int argc, char **argv)
     uint64_t wall = now_ns() - t0;
 
     snprintf(num, sizeof num, "%u", o.workers);
-    if ((rc = rs_config_new_with(&cfg, real_params, &err)) ||
-        (rc = rs_config_set(cfg, "alloc", alloc_name, &err)) ||
-        (rc = rs_config_set(cfg, "sample_interval", interval, &err)) ||
-        (rc = rs_config_set(cfg, "threads", num, &err)) ||
-        (label && (rc = rs_config_set(cfg, "label", label, &err))) ||
-        (rc = rs_config_validate(cfg, &err)))
+    if ((rc = make_config(&cfg, alloc_name, interval, num, label, &err)))
         goto out;
 
     /* Only now may the harness use the heap: results and the store. */
