@@ -3,7 +3,7 @@
 # blue, measured in red), each run to its own last sample; below, the error
 # of each column at every measured sample where the prediction has data:
 # |predicted - measured| / max(measured, floor), the floor being 5 % of the
-# measured peak (floor_a, floor_b), as `rssim validate` computes its table,
+# largest measured change (floor_a, floor_b), as `rssim validate` computes its table,
 # so a near-zero measured value cannot make the error explode.
 #
 # by_time=1: a run of `rssim validate` (rssim-real), sampled at the
@@ -48,7 +48,7 @@ xlab = by_time ? 'virtual time (s); both runs sampled at the same virtual times'
                : 'share of each run done (%): t / the run''s last sample (measured: wall time, predicted: virtual time)'
 how = by_time ? sprintf('bytes relative to each run''s first sample (t = 0), the baseline of the table rssim validate prints') \
               : 'aligned by run fraction: both replayed the same trace records in order; absolute bytes' . events_note
-floor_note = sprintf("error = |predicted - measured| / max(measured, floor), floor = 5%% of the measured peak\n(%.3g %s for %s, %.3g %s for %s), where both runs have samples; worst %.3g%% and %.3g%%", \
+floor_note = sprintf("error = |predicted - measured| / max(measured, floor), floor = 5%% of the largest measured change\n(%.3g %s for %s, %.3g %s for %s), where both runs have samples; worst %.3g%% and %.3g%%", \
     floor_a / U, unit, col_a, floor_b / U, unit, col_b, worst_a, worst_b)
 
 # both panels share the x range: to the later of the two runs' last samples

@@ -579,7 +579,7 @@ static int validate_write(rs_store *st, const plot_args *a, const char *dat, cha
     }
     fprintf(f, "# rssim plot validate: run %" PRId64 " (measured) against run %" PRId64
             " (predicted) from '%s'\n# aligned by %s; %s\n# error floor: %.0f and %.0f bytes "
-            "(5 %% of the measured peak of each column)\n", id, pid, rs_store_path(st),
+            "(5 %% of the largest measured change of each column)\n", id, pid, rs_store_path(st),
             by_time ? "virtual time (x: s)" : "run fraction (x: t / the run's last t)",
             by_time ? "bytes relative to each run's first sample" : "absolute bytes",
             floor_b[0], floor_b[1]);

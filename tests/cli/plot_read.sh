@@ -102,14 +102,14 @@ check "validate: predicted drawn to its end (20 s)" test "$(block_last '"predict
 check "validate: measured drawn to its end (30 s), past the prediction" test "$(block_last '"measured"' "$V")" = 30
 check "validate: measured relative to its start" grep -qE '^ 30 346030080 ' "$V"
 # at t = 5 s the measured resident is 1 KiB above its start; the prediction
-# 50 MiB; the floor 5 % of the measured peak up to 20 s (220 MiB)
+# 50 MiB; the floor 5 % of the largest measured change up to 20 s (220 MiB)
 want=$(awk 'BEGIN { printf "%.4f", 100 * (50 * 1048576 - 1024) / (0.05 * 220 * 1048576) }')
 got=$(awk '/^"error"/ { on = 1; next } on && $1 == 5 { printf "%.4f", $2 }' "$V")
 check "validate: near-zero measured value, error on the floor ($got = $want %)" test "$got" = "$want"
 check "validate: every error bounded by the floor" \
   awk '/^"error"/ { on = 1; next } on && /^ [0-9]/ && ($2 > 500 || $3 > 500) { bad = 1 } END { exit bad }' "$V"
 check "validate: no error past the prediction's end" test "$(block_last '"error"' "$V")" = 20
-check "validate: the floor said on the plot" grep -qF 'floor = 5% of the measured peak' "$P/v.svg"
+check "validate: the floor said on the plot" grep -qF 'floor = 5% of the largest measured change' "$P/v.svg"
 expect_status 2 "validate of a predicted run" "$RSSIM" plot validate --db "$DB" --run 9 -o "$T/x.png"
 stderr_has "predicted run refused" "not a done measured"
 expect_status 2 "validate with three runs" "$RSSIM" plot validate --db "$DB" --run 10 --run 9 --run 7 -o "$T/x.png"
