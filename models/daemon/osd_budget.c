@@ -49,14 +49,16 @@
  * limit (counted: memtable_wal_full_flushes_count).
  *
  * PG log.  Each write appends an entry (osd_pg_log_entry_bytes) to its PG's
- * log; a PG keeps clamp(osd_target_pg_log_entries_per_osd / PGs,
+ * log; a PG keeps clamp(osd_target_pg_log_entries_per_osd / osd_num_pgs (all
+ * the OSD's PGs, OSD::get_target_pg_log_entries; 0 = osd_pg_num),
  * osd_min_pg_log_entries, osd_max_pg_log_entries) entries (v15+, PR 32683),
  * an entry trimmed from the log becomes a dup entry (osd_pg_log_dup_bytes)
  * and a PG keeps osd_pg_log_dups_tracked of them; with
  * osd_pg_log_dups_trim_broken the dups are never trimmed (tracker 53729:
  * fixed in 16.2.11 and 17.2.4).  Model choice: one FIFO for all PGs of
- * PGs × the per-PG length — the trace's writes hash evenly over the PGs, so
- * it holds what the per-PG logs hold together.
+ * osd_pg_num × the per-PG length — the trace's writes hash evenly over its
+ * osd_pg_num PGs, so it holds what their logs hold together; the other
+ * pools' PGs (osd_num_pgs − osd_pg_num) only shorten the per-PG length.
  *
  * Client writes in flight (osd_write_data_held).  A write's data arrives
  * with its message: the messenger reads the data segment into one buffer
@@ -594,7 +596,16 @@ int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
     uint64_t lo = (uint64_t)rs_config_int(cfg, "osd_min_pg_log_entries");
     uint64_t hi = (uint64_t)rs_config_int(cfg, "osd_max_pg_log_entries");
     uint64_t target = (uint64_t)rs_config_int(cfg, "osd_target_pg_log_entries_per_osd");
-    uint64_t per_pg = target ? target / pgs : hi;
+    uint64_t all_pgs = (uint64_t)rs_config_int(cfg, "osd_num_pgs");
+    if (!all_pgs)
+        all_pgs = pgs;
+    if (all_pgs < pgs) {
+        rc = rs_fail(err, RS_EINPUT, "bad value %llu for key 'osd_num_pgs': fewer than the "
+                     "osd_pg_num (%llu) PGs the writes go to", (unsigned long long)all_pgs,
+                     (unsigned long long)pgs);
+        goto fail;
+    }
+    uint64_t per_pg = target ? target / all_pgs : hi;
     if (per_pg > hi)
         per_pg = hi;
     if (per_pg < lo)

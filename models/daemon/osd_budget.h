@@ -58,6 +58,10 @@ typedef struct rs_osd_budget rs_osd_budget;
     { .key = "osd_target_pg_log_entries_per_osd", .type = RS_PT_INT, .def = "300000",            \
       .doc = "whole: PG log entries the OSD aims for, split over its PGs (v15+ 300000; 0 = "     \
              "every PG at osd_max_pg_log_entries, as v14)", .range = "[0, 1000000000]" },        \
+    { .key = "osd_num_pgs", .type = RS_PT_INT, .def = "0",                                       \
+      .doc = "whole: PGs the OSD holds, all pools (OSD::get_num_pgs: the per-PG log length is "  \
+             "osd_target_pg_log_entries_per_osd / this); 0 = osd_pg_num, the PGs the trace "     \
+             "writes, which alone fill their logs and dups", .range = "[0, 1000000]" },          \
     { .key = "osd_pg_log_dups_tracked", .type = RS_PT_INT, .def = "3000",                        \
       .doc = "whole: dup entries kept per PG (3000)", .range = "[0, 100000000]" },               \
     { .key = "osd_pg_log_dups_trim_broken", .type = RS_PT_BOOL, .def = "false",                  \

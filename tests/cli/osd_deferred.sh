@@ -55,6 +55,16 @@ check "without heap hooks the freed memtables stay resident" \
 check "without heap hooks the budget stays at its maximum (0.85 x 2 GiB - 768 MiB)" \
   test "$(m 7 autotune_tuned_bytes)" = "$(awk 'BEGIN { printf "%d", 0.85 * 2147483648 - 805306368 }')"
 
+# 9. the per-PG log length divides the OSD's target by all its PGs
+# (osd_num_pgs), but only the osd_pg_num PGs written fill their logs and dups
+run "$T/w4k.bin" --set osd_pg_num=64 --set osd_num_pgs=177 --set osd_target_pg_log_entries_per_osd=30000 \
+  --set osd_min_pg_log_entries=10 --set osd_pg_log_dups_tracked=100
+check "PG log entries = 64 x (30000 / 177)" test "$(m 8 pg_log_entries_count)" = $((64 * (30000 / 177)))
+check "PG log dups = 64 x 100" test "$(m 8 pg_log_dups_count)" = 6400
+expect_status 2 "fewer PGs on the OSD than written" "$RSSIM" replay "$T/w4k.bin" --preset osd-pacific \
+  --set osd_pg_num=64 --set osd_num_pgs=32 --db "$T/x.db"
+stderr_has "names the key" "osd_num_pgs"
+
 # refused: keys that would do nothing
 expect_status 2 "deferred family without deferred writes" "$RSSIM" replay "$T/w4k.bin" \
   --preset osd-pacific --set rocksdb_deferred_cf=false --db "$T/x.db"
