@@ -99,6 +99,11 @@ static const rs_param params[] = {
     { .key = "osd_memory_base", .type = RS_PT_SIZE, .def = "768M",
       .doc = "estimate of the OSD's memory outside its caches (768 MiB): bluestore-autotune's "
              "reserve; with osd_memory_model = caches also the resident base" },
+    { .key = "osd_heap_hooks", .type = RS_PT_BOOL, .def = "true",
+      .doc = "Ceph is built with tcmalloc's heap hooks (upstream packages): PriorityCache reads "
+             "the heap's mapped bytes and releases its free pages every tune; false: built "
+             "without them (Debian's packages, src/perfglue/disabled_heap_profiler.cc), so it "
+             "reads no heap (the budget stays at its maximum) and releases nothing" },
     { .key = "strict", .type = RS_PT_BOOL, .def = "false",
       .doc = "a record the osd cannot apply stops the run with FILE:LINE instead of being counted" },
     { .key = "bluestore_default_buffered_read", .type = RS_PT_BOOL, .def = "true",
@@ -744,13 +749,19 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         if (rc)
             goto fail;
     }
+    /* without tcmalloc the heap properties cannot be read (src/perfglue/disabled_heap_profiler.cc) */
+    int hooks_on = rs_config_bool(env->cfg, "osd_heap_hooks");
+    if (!hooks_on && !env->alloc->ops->reports_heap) {
+        rc = rs_fail(err, RS_EINPUT, "key 'osd_heap_hooks' = false needs an allocator whose heap "
+                     "Ceph's hooks read (tcmalloc), not '%s'", env->alloc->ops->name);
+        goto fail;
+    }
     o->target = (rs_trim_target){
         .ctx = o, .used_bytes = tgt_used, .shard_count = o->ncs, .usage = tgt_usage,
         .shard_usage = tgt_shard_usage, .shard_trim_bytes = tgt_shard_trim_bytes,
         .shard_trim_items = tgt_shard_trim_items, .shard_hold = tgt_shard_hold, .busy = tgt_busy,
-        /* without tcmalloc the heap properties cannot be read (src/perfglue/disabled_heap_profiler.cc) */
-        .mapped_bytes = env->alloc->ops->reports_heap ? tgt_mapped : NULL,
-        .release_memory = env->alloc->ops->release ? tgt_release : NULL,
+        .mapped_bytes = hooks_on && env->alloc->ops->reports_heap ? tgt_mapped : NULL,
+        .release_memory = hooks_on && env->alloc->ops->release ? tgt_release : NULL,
         .kv_usage = o->budget ? tgt_kv_usage : NULL,
         .set_kv_capacity = o->budget ? tgt_set_kv_capacity : NULL,
     };

@@ -24,10 +24,12 @@
  * the shards as ShardedCache::SetCapacity does.
  *
  * Memtables.  Each write adds rocksdb_kv_bytes_per_write (its onode,
- * extent, freelist and statfs updates) plus its data when it is at most
- * bluestore_prefer_deferred_size (a deferred write's data goes through the
- * WAL and the memtable), to the active memtable of one of rocksdb_write_cfs
- * column families (by object hash).  A memtable grows in arena blocks of
+ * extent, freelist and statfs updates) to the active memtable of one of
+ * rocksdb_write_cfs column families (by object hash); a write smaller than
+ * bluestore_prefer_deferred_size is deferred: its data goes through the WAL
+ * and a memtable too, in a family of its own with rocksdb_deferred_cf (v16+
+ * bluestore_rocksdb_cfs gives the deferred prefix "L" its own column
+ * family), else in the object's.  A memtable grows in arena blocks of
  * write_buffer_size / 8 (RocksDB's default arena_block_size, SanitizeOptions
  * in column_family.cc), 4 KiB aligned; when it reaches write_buffer_size it
  * becomes immutable; once min_write_buffer_number_to_merge immutable
@@ -35,20 +37,28 @@
  * flushed together at the flush bandwidth, one flush at a time per family,
  * and their blocks are freed when the flush ends.  A family holding
  * max_write_buffer_number memtables stalls writes in RocksDB; here the
- * active one keeps growing (counted: memtable_stall_count).  When the
- * unflushed bytes of all families pass max_total_wal_size, the largest
- * active memtable is switched and flushed with the family's waiting ones
- * (RocksDB's WAL-full flush of the families holding the oldest WAL).
+ * active one keeps growing (counted: memtable_stall_count).  Every switch
+ * starts a new WAL file; a WAL file stays alive while a memtable holding
+ * data written to it is unflushed.  When the alive WAL passes
+ * max_total_wal_size, every family whose oldest unflushed data is in the
+ * oldest alive WAL file is switched and flushed (RocksDB's
+ * DBImpl::SwitchWAL; its flush_reason is "Write Buffer Manager" in the
+ * RocksDB of Pacific, kWalFull since), and none again until that file is
+ * released: with deferred data in its own family, that family fills and
+ * flushes by itself while the others are flushed together by the WAL
+ * limit (counted: memtable_wal_full_flushes_count).
  *
  * PG log.  Each write appends an entry (osd_pg_log_entry_bytes) to its PG's
- * log; a PG keeps clamp(osd_target_pg_log_entries_per_osd / PGs,
+ * log; a PG keeps clamp(osd_target_pg_log_entries_per_osd / osd_num_pgs (all
+ * the OSD's PGs, OSD::get_target_pg_log_entries; 0 = osd_pg_num),
  * osd_min_pg_log_entries, osd_max_pg_log_entries) entries (v15+, PR 32683),
  * an entry trimmed from the log becomes a dup entry (osd_pg_log_dup_bytes)
  * and a PG keeps osd_pg_log_dups_tracked of them; with
  * osd_pg_log_dups_trim_broken the dups are never trimmed (tracker 53729:
  * fixed in 16.2.11 and 17.2.4).  Model choice: one FIFO for all PGs of
- * PGs × the per-PG length — the trace's writes hash evenly over the PGs, so
- * it holds what the per-PG logs hold together.
+ * osd_pg_num × the per-PG length — the trace's writes hash evenly over its
+ * osd_pg_num PGs, so it holds what their logs hold together; the other
+ * pools' PGs (osd_num_pgs − osd_pg_num) only shorten the per-PG length.
  *
  * Client writes in flight (osd_write_data_held).  A write's data arrives
  * with its message: the messenger reads the data segment into one buffer
@@ -74,7 +84,7 @@
 #include "daemon.h"
 
 #define NONE UINT32_MAX
-#define MAX_CFS 64
+#define MAX_CFS 65 /* rocksdb_write_cfs (at most 64) + the deferred family */
 
 const rs_param rs_osd_budget_params[] = { RS_OSD_BUDGET_PARAMS, { .key = NULL } };
 
@@ -85,6 +95,7 @@ typedef struct memtable {
     rs_addr *blocks;
     uint32_t nblocks, cap;
     uint64_t bytes;
+    uint64_t log_off; /* where the WAL file current at its first write starts */
     uint32_t cf;
 } memtable;
 
@@ -124,9 +135,14 @@ struct rs_osd_budget {
     /* memtables */
     cf cfs[MAX_CFS];
     memtable *live;
-    uint32_t ncfs, max_buffers, merge, flush_thread;
+    uint32_t ncfs, nmeta, max_buffers, merge, flush_thread;
+    int deferred_cf;            /* deferred data in family nmeta of its own */
     uint64_t wbs, arena, per_write, deferred_max, max_wal, flush_bw;
     uint64_t memtable_bytes, memtable_alloc_bytes, memtable_peak_bytes, flushes, stalls;
+    uint64_t wal_bytes, log_off; /* WAL written; the current WAL file's start */
+    uint64_t wal_flush_log;      /* the oldest WAL a WAL-full flush is releasing */
+    int wal_flush_pending;
+    uint64_t wal_full_flushes;
     /* pg log */
     ring log, dups;
     uint64_t log_cap, dups_cap;
@@ -312,12 +328,49 @@ static int switch_memtable(rs_osd_budget *b, uint32_t c, int force, rs_err *err)
     }
     f->active = NULL;
     f->immutables++;
+    b->log_off = b->wal_bytes; /* SwitchMemtable starts a new WAL file */
     m->batch = f->pending;
     f->pending = m;
     f->npending++;
     f->pending_bytes += m->bytes;
     if (force || f->npending >= b->merge)
         return flush_pending(b, c, err);
+    return 0;
+}
+
+/* RocksDB's WAL-full flush (DBImpl::SwitchWAL, called from PreprocessWrite
+ * when the alive WAL files pass max_total_wal_size): a WAL file is alive
+ * while a memtable holding data written to it is not yet flushed; every
+ * family whose oldest unflushed data is in the oldest alive WAL is switched
+ * and flushed, and no further WAL-full flush starts until that WAL is
+ * released (its getting_flushed mark). */
+static int wal_check(rs_osd_budget *b, rs_err *err)
+{
+    if (!b->max_wal || !b->live)
+        return 0;
+    uint64_t oldest = UINT64_MAX, cf_oldest[MAX_CFS];
+    for (uint32_t i = 0; i < b->ncfs; i++)
+        cf_oldest[i] = UINT64_MAX;
+    for (const memtable *m = b->live; m; m = m->next) {
+        if (m->log_off < oldest)
+            oldest = m->log_off;
+        if (m->log_off < cf_oldest[m->cf])
+            cf_oldest[m->cf] = m->log_off;
+    }
+    if (b->wal_flush_pending && b->wal_flush_log == oldest)
+        return 0; /* its flushes are under way */
+    b->wal_flush_pending = 0;
+    if (b->wal_bytes - oldest <= b->max_wal)
+        return 0;
+    b->wal_flush_pending = 1;
+    b->wal_flush_log = oldest;
+    b->wal_full_flushes++;
+    for (uint32_t i = 0; i < b->ncfs; i++) {
+        int rc;
+        if (cf_oldest[i] == oldest && b->cfs[i].active &&
+            (rc = switch_memtable(b, i, 1, err)))
+            return rc;
+    }
     return 0;
 }
 
@@ -329,6 +382,7 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t t
             return rs_fail(err, RS_ENOMEM, "out of memory for a memtable");
         f->active->b = b;
         f->active->cf = c;
+        f->active->log_off = b->log_off;
         f->active->next = b->live;
         if (b->live)
             b->live->prev = f->active;
@@ -337,6 +391,7 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t t
     memtable *m = f->active;
     m->bytes += bytes;
     b->memtable_bytes += bytes;
+    b->wal_bytes += bytes;
     while ((uint64_t)m->nblocks * b->arena < m->bytes) {
         if (m->nblocks == m->cap) {
             uint32_t cap = m->cap ? m->cap * 2 : 16;
@@ -357,18 +412,7 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t t
     int rc = 0;
     if (m->bytes >= b->wbs)
         rc = switch_memtable(b, c, 0, err);
-    if (!rc && b->max_wal && b->memtable_bytes > b->max_wal) {
-        uint32_t big = 0;
-        uint64_t most = 0;
-        for (uint32_t i = 0; i < b->ncfs; i++)
-            if (b->cfs[i].active && b->cfs[i].active->bytes > most) {
-                most = b->cfs[i].active->bytes;
-                big = i;
-            }
-        if (most)
-            rc = switch_memtable(b, big, 1, err);
-    }
-    return rc;
+    return rc ? rc : wal_check(b, err);
 }
 
 /* ---- pg log ---- */
@@ -432,10 +476,19 @@ int rs_osd_budget_write(rs_osd_budget *b, uint64_t object, uint32_t pg, uint64_t
                         uint32_t thread, rs_err *err)
 {
     (void)pg; /* one FIFO for every PG (see above) */
-    uint64_t bytes = b->per_write + (data_bytes <= b->deferred_max ? data_bytes : 0);
-    uint32_t c = b->ncfs > 1 ? (uint32_t)(rs_hash64(object ^ 0x9e3779b97f4a7c15ull) % b->ncfs) : 0;
+    /* deferred: smaller than bluestore_prefer_deferred_size (options.cc "Writes
+     * smaller than this size will be written to the journal") */
+    uint64_t deferred = data_bytes < b->deferred_max ? data_bytes : 0;
+    uint64_t meta = b->per_write;
+    uint32_t c = b->nmeta > 1 ? (uint32_t)(rs_hash64(object ^ 0x9e3779b97f4a7c15ull) % b->nmeta) : 0;
     int rc;
-    if (bytes && (rc = memtable_add(b, c, bytes, thread, err)))
+    if (deferred && b->deferred_cf) {
+        if ((rc = memtable_add(b, b->nmeta, deferred, thread, err)))
+            return rc;
+    } else {
+        meta += deferred;
+    }
+    if (meta && (rc = memtable_add(b, c, meta, thread, err)))
         return rc;
     return pg_log_append(b, thread, err);
 }
@@ -527,7 +580,9 @@ int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
     b->capacity[0] = b->capacity[1] = UINT64_MAX;
     b->per_write = rs_config_size(cfg, "rocksdb_kv_bytes_per_write");
     b->deferred_max = rs_config_size(cfg, "bluestore_prefer_deferred_size");
-    b->ncfs = (uint32_t)rs_config_int(cfg, "rocksdb_write_cfs");
+    b->nmeta = (uint32_t)rs_config_int(cfg, "rocksdb_write_cfs");
+    b->deferred_cf = rs_config_bool(cfg, "rocksdb_deferred_cf");
+    b->ncfs = b->nmeta + (b->deferred_cf ? 1 : 0);
     b->max_wal = rs_config_size(cfg, "max_total_wal_size");
     b->wbs = write_buffer_bytes;
     b->max_buffers = max_buffers ? max_buffers : 1;
@@ -541,7 +596,16 @@ int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
     uint64_t lo = (uint64_t)rs_config_int(cfg, "osd_min_pg_log_entries");
     uint64_t hi = (uint64_t)rs_config_int(cfg, "osd_max_pg_log_entries");
     uint64_t target = (uint64_t)rs_config_int(cfg, "osd_target_pg_log_entries_per_osd");
-    uint64_t per_pg = target ? target / pgs : hi;
+    uint64_t all_pgs = (uint64_t)rs_config_int(cfg, "osd_num_pgs");
+    if (!all_pgs)
+        all_pgs = pgs;
+    if (all_pgs < pgs) {
+        rc = rs_fail(err, RS_EINPUT, "bad value %llu for key 'osd_num_pgs': fewer than the "
+                     "osd_pg_num (%llu) PGs the writes go to", (unsigned long long)all_pgs,
+                     (unsigned long long)pgs);
+        goto fail;
+    }
+    uint64_t per_pg = target ? target / all_pgs : hi;
     if (per_pg > hi)
         per_pg = hi;
     if (per_pg < lo)
@@ -553,6 +617,11 @@ int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
     b->dup_bytes = rs_config_size(cfg, "osd_pg_log_dup_bytes");
     b->hold_writes = rs_config_bool(cfg, "osd_write_data_held");
     b->hfree = NONE;
+    if (!b->deferred_cf && !b->deferred_max) {
+        rc = rs_fail(err, RS_EINPUT, "key 'rocksdb_deferred_cf' = false has no effect: no write is "
+                     "deferred (bluestore_prefer_deferred_size 0)");
+        goto fail;
+    }
     if (lo > hi) {
         rc = rs_fail(err, RS_EINPUT, "bad values for keys 'osd_min_pg_log_entries' (%llu) and "
                      "'osd_max_pg_log_entries' (%llu): the floor is above the cap",
@@ -613,6 +682,7 @@ int rs_osd_budget_metrics(const rs_osd_budget *b, rs_result *res, rs_err *err)
         { "memtable_peak_bytes", (double)b->memtable_peak_bytes },
         { "memtable_flushes_count", (double)b->flushes },
         { "memtable_stall_count", (double)b->stalls },
+        { "memtable_wal_full_flushes_count", (double)b->wal_full_flushes },
         { "pg_log_entries_count", (double)b->log.n },
         { "pg_log_dups_count", (double)b->dups.n },
         { "pg_log_bytes", (double)(b->log.n * b->entry_bytes + b->dups.n * b->dup_bytes) },

@@ -36,15 +36,18 @@ typedef struct rs_osd_budget rs_osd_budget;
       .doc = "whole: memtable bytes a write adds (onode, extent, freelist and statfs updates)",  \
       .range = "[0, 1G]" },                                                                      \
     { .key = "bluestore_prefer_deferred_size", .type = RS_PT_SIZE, .def = "0",                   \
-      .doc = "whole: writes up to this size are deferred, their data through the WAL and the "   \
+      .doc = "whole: writes smaller than this are deferred, their data through the WAL and a "  \
              "memtable (v16 _ssd 0, _hdd 64K)" },                                                \
+    { .key = "rocksdb_deferred_cf", .type = RS_PT_BOOL, .def = "true",                           \
+      .doc = "whole: a deferred write's data goes to a column family of its own (v16+ "          \
+             "bluestore_rocksdb_cfs 'L', the deferred prefix); false: to the object's family" },  \
     { .key = "rocksdb_write_cfs", .type = RS_PT_INT, .def = "1",                                 \
       .doc = "whole: column families the writes spread over, each with its own memtables "       \
              "(v16 bluestore_rocksdb_cfs: O(3,...) puts onodes in 3)",                           \
       .range = "[1, 64]" },                                                                      \
     { .key = "max_total_wal_size", .type = RS_PT_SIZE, .def = "0",                               \
-      .doc = "whole: unflushed memtable bytes over all families that force a flush (v16+ "      \
-             "bluestore_rocksdb_options 1 GiB; 0 = none)" },                                     \
+      .doc = "whole: WAL bytes alive (not yet flushed from every family) that flush the "       \
+             "families holding the oldest WAL (v16+ bluestore_rocksdb_options 1 GiB; 0 = none)" }, \
     { .key = "min_write_buffer_number_to_merge", .type = RS_PT_INT, .def = "1",                  \
       .doc = "whole: immutable memtables a family waits for before one flush (<= v17 1; "       \
              "Reef/Squid options of PR 51821: 6)", .range = "[1, 4096]" },                       \
@@ -55,6 +58,10 @@ typedef struct rs_osd_budget rs_osd_budget;
     { .key = "osd_target_pg_log_entries_per_osd", .type = RS_PT_INT, .def = "300000",            \
       .doc = "whole: PG log entries the OSD aims for, split over its PGs (v15+ 300000; 0 = "     \
              "every PG at osd_max_pg_log_entries, as v14)", .range = "[0, 1000000000]" },        \
+    { .key = "osd_num_pgs", .type = RS_PT_INT, .def = "0",                                       \
+      .doc = "whole: PGs the OSD holds, all pools (OSD::get_num_pgs: the per-PG log length is "  \
+             "osd_target_pg_log_entries_per_osd / this); 0 = osd_pg_num, the PGs the trace "     \
+             "writes, which alone fill their logs and dups", .range = "[0, 1000000]" },          \
     { .key = "osd_pg_log_dups_tracked", .type = RS_PT_INT, .def = "3000",                        \
       .doc = "whole: dup entries kept per PG (3000)", .range = "[0, 100000000]" },               \
     { .key = "osd_pg_log_dups_trim_broken", .type = RS_PT_BOOL, .def = "false",                  \
