@@ -10,13 +10,6 @@ static void put(rs_alloc_tee *t, unsigned op, uint64_t key, uint64_t size_bytes,
         t->failed = 1;
 }
 
-static int tee_create(const rs_config *cfg, void **r_state, rs_err *err)
-{
-    (void)cfg;
-    (void)r_state;
-    return rs_fail(err, RS_EINTERNAL, "the tee allocator is made with rs_alloc_tee_wrap");
-}
-
 static void tee_destroy(void *state)
 {
     (void)state;
@@ -72,25 +65,39 @@ static void tee_prefetch(const void *state, rs_addr addr, int stage)
         t->inner.ops->prefetch(t->inner.state, addr, stage);
 }
 
-static const rs_alloc_ops tee_ops = {
-    .name = "tee",
-    .doc = "forwards to a model and writes an allocation trace",
-    .params = NULL,
-    .create = tee_create,
-    .destroy = tee_destroy,
-    .alloc = tee_alloc,
-    .free = tee_free,
-    .usable_size = tee_usable_size,
-    .advance = tee_advance,
-    .release = tee_release,
-    .stats = tee_stats,
-    .prefetch = tee_prefetch,
-};
+static int tee_audit(const void *state, rs_err *err)
+{
+    const rs_alloc_tee *t = state;
+    return t->inner.ops->audit(t->inner.state, err);
+}
+
+static uint64_t tee_footprint_bytes(const void *state)
+{
+    const rs_alloc_tee *t = state;
+    return t->inner.ops->footprint_bytes(t->inner.state);
+}
 
 void rs_alloc_tee_wrap(rs_alloc *alloc, rs_alloc_tee *tee, rs_trace_writer *writer)
 {
     *tee = (rs_alloc_tee){ .inner = *alloc, .writer = writer };
-    alloc->ops = &tee_ops;
+    /* The wrapped model's ops with the calls that change state recorded: what
+     * the model declares (its name and parameters, reports_heap, reports, the
+     * real library) stays what the daemon and the sampler see, so a run that
+     * writes its allocation trace is the run that does not. */
+    const rs_alloc_ops *in = alloc->ops;
+    tee->ops = *in;
+    tee->ops.create = NULL; /* a tee is made here, never from a config */
+    tee->ops.destroy = tee_destroy;
+    tee->ops.alloc = tee_alloc;
+    tee->ops.free = tee_free;
+    tee->ops.usable_size = tee_usable_size;
+    tee->ops.advance = in->advance ? tee_advance : NULL;
+    tee->ops.release = in->release ? tee_release : NULL;
+    tee->ops.stats = tee_stats;
+    tee->ops.prefetch = in->prefetch ? tee_prefetch : NULL;
+    tee->ops.audit = in->audit ? tee_audit : NULL;
+    tee->ops.footprint_bytes = in->footprint_bytes ? tee_footprint_bytes : NULL;
+    alloc->ops = &tee->ops;
     alloc->state = tee;
 }
 

@@ -16,13 +16,16 @@
 
 typedef struct rs_alloc_tee {
     rs_alloc inner;          /* the model that does the work */
+    rs_alloc_ops ops;        /* inner's ops, its state-changing calls recorded */
     rs_trace_writer *writer; /* borrowed */
     int failed;              /* a write failed: err says why */
     rs_err err;
 } rs_alloc_tee;
 
-/* Make *alloc write through tee: afterwards alloc->ops is the tee's and
- * alloc->state is tee; the model it wrapped is in tee->inner. */
+/* Make *alloc write through tee: afterwards alloc->ops is tee->ops (the
+ * wrapped model's, with every state-changing call recorded, and every
+ * property it declares, reports_heap among them, kept) and alloc->state is
+ * tee; the model it wrapped is in tee->inner.  tee must outlive the wrap. */
 void rs_alloc_tee_wrap(rs_alloc *alloc, rs_alloc_tee *tee, rs_trace_writer *writer);
 /* Undo the wrap (before destroying the model through alloc). */
 void rs_alloc_tee_unwrap(rs_alloc *alloc, rs_alloc_tee *tee);
