@@ -438,6 +438,51 @@ static void test_autotune_run(void)
     unlink(trace_path);
 }
 
+/* The RELEASE calls of the run's allocation trace, the run made with extra. */
+static long releases(const char *const *extra)
+{
+    rs_result res;
+    char emit[600];
+    long n = -1;
+    snprintf(emit, sizeof emit, "%s.alloc.bin", trace_path);
+    if (run_emit(&res, extra, emit) == 0) {
+        rs_trace *tr;
+        rs_rec r;
+        rs_err err;
+        int rc;
+        CHECK(rs_trace_open(&tr, emit, &err) == 0);
+        for (n = 0; (rc = rs_trace_next(tr, &r, &err)) == 1;)
+            n += r.op == RS_OP_RELEASE;
+        CHECK_MSG(rc == 0, "%s", err.msg);
+        rs_trace_close(tr);
+    }
+    rs_result_release(&res);
+    unlink(emit);
+    return n;
+}
+
+/* PriorityCache's tune releases free memory in a tcmalloc build only
+ * (ceph_heap_release_free_memory: src/perfglue/heap_profiler.cc, an empty
+ * function in disabled_heap_profiler.cc), once per resize interval. */
+static void test_autotune_release(void)
+{
+    trace_begin();
+    for (uint64_t i = 0; i < 3000; i++)
+        rec(i * MS, 0, i / 4, (uint32_t)(i % 4) * (uint32_t)MIB, MIB, 0);
+    trace_end();
+    const char *extra[] = { "trim=bluestore-autotune", "osd_memory_target=1G", "osd_memory_base=128M",
+                            "osd_memory_cache_min=64M", "alloc=tcmalloc", NULL };
+    long tc = releases(extra);
+    CHECK_MSG(tc >= 2, "tcmalloc OSD: %ld releases in 3 s", tc);
+    extra[4] = "alloc=glibc";
+    long gl = releases(extra);
+    CHECK_MSG(gl == 0, "glibc OSD: %ld releases", gl);
+    extra[4] = "alloc=jemalloc";
+    long je = releases(extra);
+    CHECK_MSG(je == 0, "jemalloc OSD: %ld releases", je);
+    unlink(trace_path);
+}
+
 /* Two workers, two reads at t 0: on two objects they run side by side; on
  * one object (one PG) the second waits for the first's PG lock. */
 static void test_pg_order(void)
@@ -505,6 +550,7 @@ int main(void)
     test_2q();
     test_pinned_onodes();
     test_autotune_run();
+    test_autotune_release();
     test_strict();
     test_pg_order();
     test_autotune_policy();
