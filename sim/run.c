@@ -130,10 +130,16 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
         goto out;
     if ((rc = rs_engine_observe_every(&eng, 0, sample_ns, rs_sampler_fire, &smp, err)))
         goto out;
-    if (opts && opts->decode_inline) {
+    if ((opts && opts->decode_inline) || rs_trace_cheap_decode(tr)) {
+        /* A plain binary trace costs a few ns a record to decode, less than
+         * handing records over from another thread (a 40-byte copy each and
+         * the block's cache lines moving between cores): on a 10 M-record
+         * kv replay, 1.0-1.5 s of CPU with the readahead thread against
+         * 0.9-1.1 s without, and no faster in wall time on the 2-core
+         * machine measured (docs/validation.md, "reading the trace"). */
         rs_trace_source(tr, &src);
     } else {
-        /* the trace is decoded on a second thread while this one runs the models */
+        /* text or compressed: decoded on a second thread while this one runs the models */
         if ((rc = rs_readahead_start(&ra, tr, err)))
             goto out;
         rs_readahead_source(ra, &src);

@@ -9,3 +9,6 @@ target_link_libraries(bench_store PRIVATE rssim)
 # bench_lru_floor: the bare exact-LRU floor scripts/bench measures against.
 add_executable(bench_lru_floor ${CMAKE_SOURCE_DIR}/tests/bench_lru_floor.c)
 target_link_libraries(bench_lru_floor PRIVATE rssim)
+# bench_trace_read: reading a trace alone, read(2) against a mapping.
+add_executable(bench_trace_read ${CMAKE_SOURCE_DIR}/tests/bench_trace_read.c)
+target_link_libraries(bench_trace_read PRIVATE rssim)

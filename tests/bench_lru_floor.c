@@ -5,6 +5,8 @@
  * reference, not a model: no allocator, no layout, no sampling, no store.
  *
  *   bench_lru_floor TRACE CAPACITY_BYTES
+ *   bench_lru_floor TRACE --oracle OUT   write TRACE's GETs as libCacheSim
+ *                                        oracleGeneral records (for cachesim)
  *
  * The kv trace is read into memory first through rssim's reader (not
  * timed); then the loop over its requests is timed.  Semantics (libCacheSim
@@ -94,8 +96,8 @@ static int cmp_u64(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: bench_lru_floor TRACE CAPACITY_BYTES\n");
+    if (argc != 3 && !(argc == 4 && strcmp(argv[2], "--oracle") == 0)) {
+        fprintf(stderr, "usage: bench_lru_floor TRACE CAPACITY_BYTES | TRACE --oracle OUT\n");
         return 2;
     }
     cap = strtoull(argv[2], NULL, 10);
@@ -117,6 +119,26 @@ int main(int argc, char **argv)
     if (rc < 0) {
         fprintf(stderr, "bench_lru_floor: %s\n", err.msg);
         return 2;
+    }
+    if (argc == 4) { /* oracleGeneral: u32 time (s), u64 id, u32 size, i64 next (-1: unknown) */
+        FILE *f = fopen(argv[3], "wb");
+        if (!f)
+            return 1;
+        for (size_t i = 0; i < n; i++) {
+            if (recs[i].op != RS_OP_GET)
+                continue;
+            unsigned char o[24];
+            uint32_t t = (uint32_t)(recs[i].t_ns / 1000000000u), sz = (uint32_t)recs[i].size_bytes;
+            uint64_t id = recs[i].key;
+            int64_t next = -1;
+            memcpy(o, &t, 4);
+            memcpy(o + 4, &id, 8);
+            memcpy(o + 12, &sz, 4);
+            memcpy(o + 16, &next, 8);
+            if (fwrite(o, 1, sizeof o, f) != sizeof o)
+                return 1;
+        }
+        return fclose(f) ? 1 : 0;
     }
     /* Sized for the distinct keys (counted first, not timed), so the
      * table and the nodes are as small as the cache's working set allows. */

@@ -103,9 +103,11 @@ char *rs_quote(char *dst, size_t cap, const void *s, size_t n);
 
 struct rs_trace {
     const rs_trace_codec_ops *fmt;
-    uint8_t *buf;       /* cap bytes; [pos, len) not yet consumed */
+    const uint8_t *buf; /* [pos, len) not yet consumed: own_buf, or a window of the view */
     size_t pos, len, cap;
-    int eof;            /* the source has ended */
+    int eof;            /* the source has ended (in place: the window reaches its end) */
+    uint8_t *own_buf;   /* cap bytes, filled by rs_src_read; NULL when read in place */
+    size_t view_len;    /* read in place: the whole stream is buf[0, view_len) */
     uint64_t line;      /* line being read (header = 1; binary record N = N + 1) */
     uint64_t prev_t_ns; /* time of the last record returned */
     unsigned daemon_id;
@@ -137,7 +139,9 @@ struct rs_trace_writer {
 
 /* Make at least need (<= tr->cap) unread bytes available in tr->buf unless
  * the source ends first (then tr->eof is set); moves unread bytes to the
- * front.  Source errors come back as "PATH:LINE: what". */
+ * front.  Read in place, it moves the window [pos, pos + cap) instead (the
+ * same bytes a buffer would hold, so every encoding behaves the same).
+ * Source errors come back as "PATH:LINE: what". */
 int rs_trace_fill(rs_trace *tr, size_t need, rs_err *err);
 /* Fail with RS_EINPUT "PATH:LINE: <printf message>". */
 int rs_trace_fail(rs_trace *tr, rs_err *err, const char *fmt, ...)
@@ -148,6 +152,9 @@ int rs_trace_fail(rs_trace *tr, rs_err *err, const char *fmt, ...)
  * (0 = RS_TRACE_BUF_BYTES).  Small buffers are for tests and the fuzzer. */
 int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes,
                       rs_err *err);
+/* The same; map_files: read a plain regular file in place (rs_src_view). */
+int rs_trace_open_src_map(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes,
+                          int map_files, rs_err *err);
 /* The same over len bytes at data (which must outlive the trace). */
 int rs_trace_open_mem(rs_trace **r_tr, const void *data, size_t len, const char *name,
                       size_t buf_bytes, rs_err *err);

@@ -7,19 +7,30 @@
  * buffer directly.  A compressed stream must end cleanly: a stream cut short
  * is "truncated", bytes after the last gzip member or zstd frame that do not
  * start another one are "trailing garbage".
+ *
+ * A plain stream can also be read in place (rs_src_view): a memory source
+ * as it is, a regular file through a read-only mapping, so the trace reader
+ * decodes straight from the page cache without read(2)'s copy.
  */
 #include "stream.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
 enum { GZ_IN_BYTES = 64 * 1024, GZ_OUT_BYTES = 64 * 1024 };
+
+static void view_close(rs_view *v);
 
 /* ---- raw bytes: fd or memory, with the detection bytes replayed ------- */
 
@@ -385,12 +396,203 @@ int rs_src_open_mem(rs_src *r_src, const void *data, size_t len, rs_err *err)
 
 void rs_src_close(rs_src *src)
 {
+    view_close(&src->view);
     if (src->ops)
         src->ops->close(src->state);
     if (src->own_fd && src->raw.fd >= 0)
         close(src->raw.fd);
     memset(src, 0, sizeof *src);
     src->raw.fd = -1;
+}
+
+/* ---- reading in place ------------------------------------------------ */
+
+/* Consumed pages of a mapping are given back (MADV_DONTNEED) this many bytes
+ * at a time, so a replay's resident set holds at most this much of its trace
+ * however long the trace is. */
+#define VIEW_DROP_BYTES ((size_t)8 << 20)
+#define GUARD_SLOTS 64 /* traces mapped at once in one process; more are read(2) */
+
+/* The SIGBUS guard.  Reading a page of a mapping past the end of its file
+ * (the file was truncated after it was mapped) raises SIGBUS, whose default
+ * kills the process with no word of which file.  A signal handler can find
+ * its state only through static storage, so this table is the reader's one
+ * piece of process-wide state: each mapped trace holds a slot with its
+ * address range while it is open.  The handler maps zero pages over the rest
+ * of the faulting trace's range (so the faulting load completes and reads
+ * zeros, which no encoding accepts as a record: op 0 is no op) and marks the
+ * slot; the reader then reports the truncation at its next check
+ * (rs_src_view_check: at every window, on any error and at the end).  A
+ * SIGBUS anywhere else goes to the handler that was there before. */
+enum { SLOT_FREE = 0, SLOT_TAKEN = 1, SLOT_LIVE = 2 };
+typedef struct guard_slot {
+    atomic_int state;
+    atomic_uintptr_t start, end;
+    atomic_int faulted;
+} guard_slot;
+
+static guard_slot guard_slots[GUARD_SLOTS];
+static struct sigaction guard_prev;
+static uintptr_t guard_page_bytes;
+static int guard_installed;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+
+static void guard_handler(int sig, siginfo_t *si, void *uc)
+{
+    uintptr_t a = (uintptr_t)si->si_addr;
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+        guard_slot *g = &guard_slots[i];
+        if (atomic_load(&g->state) != SLOT_LIVE)
+            continue;
+        uintptr_t start = atomic_load(&g->start), end = atomic_load(&g->end);
+        if (a < start || a >= end)
+            continue;
+        uintptr_t page = a & ~(guard_page_bytes - 1);
+        if (mmap((void *)page, end - page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+            MAP_FAILED)
+            break;
+        atomic_store(&g->faulted, 1);
+        return;
+    }
+    /* not a mapped trace's page: what would have happened without this handler */
+    if ((guard_prev.sa_flags & SA_SIGINFO) && guard_prev.sa_sigaction) {
+        guard_prev.sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (!(guard_prev.sa_flags & SA_SIGINFO) && guard_prev.sa_handler != SIG_DFL &&
+        guard_prev.sa_handler != SIG_IGN) {
+        guard_prev.sa_handler(sig);
+        return;
+    }
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL); /* the faulting load runs again and the default ends the process */
+    if (si->si_code <= 0)
+        raise(sig); /* sent, not a fault: deliver it again */
+}
+
+static void guard_install(void)
+{
+    struct sigaction sa;
+    long page = sysconf(_SC_PAGESIZE);
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = guard_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    guard_page_bytes = page > 0 ? (uintptr_t)page : 4096;
+    guard_installed = sigaction(SIGBUS, &sa, &guard_prev) == 0;
+}
+
+static int guard_take(void)
+{
+    for (int i = 0; i < GUARD_SLOTS; i++) {
+        int expect = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&guard_slots[i].state, &expect, SLOT_TAKEN))
+            return i;
+    }
+    return -1;
+}
+
+static long long ts_ns(struct timespec t)
+{
+    return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+int rs_src_view(rs_src *src, int map_files, const uint8_t **r_p, size_t *r_len, rs_err *err)
+{
+    rs_view *v = &src->view;
+    struct stat sb;
+
+    (void)err;
+    if (v->p) {
+        *r_p = v->p;
+        *r_len = v->len;
+        return 1;
+    }
+    if (src->ops != &src_plain)
+        return 0;
+    if (src->raw.fd < 0) {
+        *v = (rs_view){ .p = src->raw.mem, .len = src->raw.mem_len, .guard = -1 };
+        if (!v->p) /* an empty memory block */
+            v->p = (const uint8_t *)"";
+        *r_p = v->p;
+        *r_len = v->len;
+        return 1;
+    }
+    if (!map_files || fstat(src->raw.fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0 ||
+        (unsigned long long)sb.st_size > SIZE_MAX / 2)
+        return 0;
+    pthread_once(&guard_once, guard_install);
+    int slot = guard_installed ? guard_take() : -1;
+    if (slot < 0)
+        return 0;
+    size_t len = (size_t)sb.st_size;
+    void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, src->raw.fd, 0);
+    if (map == MAP_FAILED) {
+        atomic_store(&guard_slots[slot].state, SLOT_FREE);
+        return 0;
+    }
+    (void)madvise(map, len, MADV_SEQUENTIAL);
+    guard_slot *g = &guard_slots[slot];
+    atomic_store(&g->faulted, 0);
+    atomic_store(&g->start, (uintptr_t)map);
+    atomic_store(&g->end, (uintptr_t)map + len);
+    atomic_store(&g->state, SLOT_LIVE);
+    *v = (rs_view){ .p = map, .len = len, .map = map, .guard = slot,
+                    .dev = (long long)sb.st_dev, .ino = (long long)sb.st_ino,
+                    .size = (long long)sb.st_size, .mtime_ns = ts_ns(sb.st_mtim) };
+    *r_p = v->p;
+    *r_len = v->len;
+    return 1;
+}
+
+int rs_src_view_check(rs_src *src, rs_err *err)
+{
+    const rs_view *v = &src->view;
+    struct stat sb;
+
+    if (!v->map)
+        return 0;
+    if (v->guard >= 0 && atomic_load(&guard_slots[v->guard].faulted))
+        return rs_fail(err, RS_EINPUT, "the file was truncated while it was being read "
+                       "(it had %lld bytes when the replay started)", v->size);
+    if (fstat(src->raw.fd, &sb) != 0)
+        return rs_fail(err, RS_EIO, "cannot stat the file being read: %s", strerror(errno));
+    if ((long long)sb.st_size != v->size || ts_ns(sb.st_mtim) != v->mtime_ns)
+        return rs_fail(err, RS_EINPUT, "the file changed while it was being read (%lld bytes "
+                       "when the replay started, %lld now%s)", v->size, (long long)sb.st_size,
+                       (long long)sb.st_size == v->size ? ", modified" : "");
+    return 0;
+}
+
+int rs_src_view_advance(rs_src *src, size_t consumed, rs_err *err)
+{
+    rs_view *v = &src->view;
+
+    if (!v->map)
+        return 0;
+    if (consumed > v->len)
+        consumed = v->len;
+    if (consumed - v->dropped >= VIEW_DROP_BYTES) {
+        size_t to = consumed & ~(size_t)(guard_page_bytes - 1);
+        (void)madvise((uint8_t *)v->map + v->dropped, to - v->dropped, MADV_DONTNEED);
+        v->dropped = to;
+    }
+    return rs_src_view_check(src, err);
+}
+
+static void view_close(rs_view *v)
+{
+    if (v->map) {
+        if (v->guard >= 0)
+            atomic_store(&guard_slots[v->guard].state, SLOT_TAKEN); /* the handler lets go first */
+        munmap(v->map, v->len);
+        if (v->guard >= 0)
+            atomic_store(&guard_slots[v->guard].state, SLOT_FREE);
+    }
+    memset(v, 0, sizeof *v);
+    v->guard = -1;
 }
 
 /* ---- sinks ------------------------------------------------------------ */

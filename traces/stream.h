@@ -43,11 +43,28 @@ typedef struct rs_src_ops {
     void (*close)(void *state);
 } rs_src_ops;
 
+/* A plain source read in place (rs_src_view): the whole stream as one
+ * block of memory, the caller's (a memory source) or a read-only mapping of
+ * a regular file (mmap(2), MADV_SEQUENTIAL).  A mapped file is guarded: it
+ * is checked for changes (size, mtime) as it is consumed, and a SIGBUS from
+ * a page past its end (the file was truncated while mapped) is caught by a
+ * process-wide handler that maps zeros there and marks the view, so the
+ * reader fails with a message instead of the process dying. */
+typedef struct rs_view {
+    const uint8_t *p;     /* NULL: not read in place */
+    size_t len;
+    void *map;            /* the mapping (owned), or NULL for memory */
+    size_t dropped;       /* bytes [0, dropped) of the mapping given back */
+    int guard;            /* slot in the SIGBUS guard table, -1 none */
+    long long dev, ino, size, mtime_ns; /* the file as mapped */
+} rs_view;
+
 typedef struct rs_src {
     const rs_src_ops *ops;
     void *state;
     rs_raw raw;
     int own_fd; /* close raw.fd in rs_src_close */
+    rs_view view;
 } rs_src;
 
 /* Open path (or len bytes at data, which must outlive the source) and
@@ -59,6 +76,20 @@ static inline int rs_src_read(rs_src *src, uint8_t *buf, size_t cap, size_t *r_n
     return src->ops->read(src->state, &src->raw, buf, cap, r_n, err);
 }
 void rs_src_close(rs_src *src);
+
+/* Read src in place if it can be: a plain (uncompressed) memory source, or
+ * (map_files) a plain regular file that can be mapped.  1 with *r_p, *r_len the whole
+ * stream (valid until rs_src_close), 0 when it must be read with
+ * rs_src_read (compressed, a pipe, mmap refused), < 0 on error.  After
+ * this, rs_src_read must not be used on src. */
+int rs_src_view(rs_src *src, int map_files, const uint8_t **r_p, size_t *r_len, rs_err *err);
+/* The reader has consumed the view up to byte `consumed`: give the pages
+ * before it back (a mapped file's resident set stays bounded) and check
+ * that the file has not changed or shrunk since it was mapped.  RS_EINPUT
+ * (without file or line) if it has. */
+int rs_src_view_advance(rs_src *src, size_t consumed, rs_err *err);
+/* The same check alone (at the end of the trace or on an error). */
+int rs_src_view_check(rs_src *src, rs_err *err);
 
 typedef struct rs_sink_ops {
     const char *name;   /* "none" | "gzip" | "zstd" */

@@ -2,12 +2,17 @@
  * trace.c — the trace reader and writer, op and daemon tables, summaries and
  * SHA-256; see trace.h, and docs/trace-format.md for the format itself.
  *
- * The reader owns one buffer of RS_TRACE_BUF_BYTES (1 MiB) filled from a
- * byte source (stream.h: plain, gzip or zstd); the encoding (format.h codecs
- * in fmt_text.c and fmt_binary.c) is chosen from the first decompressed
- * bytes.  So memory is bounded whatever the trace length, and a plain binary
- * trace costs one read(2) per 32768 records plus a 32-byte decode and four
- * compares per record.
+ * The reader reads a plain (uncompressed) regular file or memory block in
+ * place: the file is mapped read-only (stream.h, rs_src_view) and the
+ * encoding decodes straight from the mapping, through a window of
+ * RS_TRACE_BUF_BYTES (1 MiB) that moves over it, so a plain binary trace
+ * costs a 32-byte decode and four compares per record and no copy; pages
+ * behind the window are given back, so memory stays bounded whatever the
+ * trace's length.  Anything else (gzip, zstd, a pipe) fills one buffer of
+ * RS_TRACE_BUF_BYTES from its byte source (stream.h); the window and the
+ * buffer hold the same bytes, so every encoding reads both the same way.
+ * The encoding (format.h codecs in fmt_text.c and fmt_binary.c) is chosen
+ * from the first decompressed bytes.
  *
  * The writer encodes into its own 1 MiB buffer, drains it into a sink chosen
  * from the output name (.gz, .zst), and writes PATH.tmp, renamed to PATH
@@ -206,16 +211,29 @@ const char *rs_trace_codec_names(int want, char *buf, size_t cap)
 
 /* ---- reader ------------------------------------------------------------ */
 
+/* Read in place: move the window to [pos, pos + cap). */
+static int fill_view(rs_trace *tr, rs_err *err)
+{
+    int rc = rs_src_view_advance(&tr->src, tr->pos, err);
+    if (rc)
+        return rs_err_prefix(err, "%s:%llu", tr->path, (unsigned long long)tr->line);
+    tr->len = tr->view_len - tr->pos > tr->cap ? tr->pos + tr->cap : tr->view_len;
+    tr->eof = tr->len == tr->view_len;
+    return 0;
+}
+
 int rs_trace_fill(rs_trace *tr, size_t need, rs_err *err)
 {
+    if (!tr->own_buf)
+        return tr->len - tr->pos < need && !tr->eof ? fill_view(tr, err) : 0;
     while (tr->len - tr->pos < need && !tr->eof) {
         size_t n;
         if (tr->pos) {
-            memmove(tr->buf, tr->buf + tr->pos, tr->len - tr->pos);
+            memmove(tr->own_buf, tr->buf + tr->pos, tr->len - tr->pos);
             tr->len -= tr->pos;
             tr->pos = 0;
         }
-        int rc = rs_src_read(&tr->src, tr->buf + tr->len, tr->cap - tr->len, &n, err);
+        int rc = rs_src_read(&tr->src, tr->own_buf + tr->len, tr->cap - tr->len, &n, err);
         if (rc)
             return rs_err_prefix(err, "%s:%llu", tr->path, (unsigned long long)tr->line);
         if (n == 0)
@@ -237,7 +255,8 @@ int rs_trace_fail(rs_trace *tr, rs_err *err, const char *fmt, ...)
 }
 
 /* A trace over src with its buffer, nothing read yet (src is taken over). */
-static int trace_new(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes, rs_err *err)
+static int trace_new(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes, int map_files,
+                     rs_err *err)
 {
     rs_trace *tr = calloc(1, sizeof *tr);
 
@@ -252,8 +271,20 @@ static int trace_new(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_
     tr->src = *src;
     tr->line = 1;
     tr->cap = buf_bytes;
-    tr->buf = malloc(buf_bytes);
     tr->path = strdup(name);
+    /* a plain memory block (or a mapped plain file) is decoded where it
+     * lies, through a window of cap bytes moving over it; anything else
+     * through the buffer */
+    const uint8_t *view;
+    int rc = tr->path ? rs_src_view(&tr->src, map_files, &view, &tr->view_len, err) : 0;
+    if (rc < 0) {
+        rs_trace_close(tr);
+        return rs_err_prefix(err, "%s", name);
+    }
+    if (rc == 1)
+        tr->buf = view;
+    else
+        tr->buf = tr->own_buf = malloc(buf_bytes);
     if (!tr->buf || !tr->path) {
         rs_trace_close(tr);
         return rs_fail(err, RS_ENOMEM, "out of memory opening '%s'", name);
@@ -265,10 +296,16 @@ static int trace_new(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_
 int rs_trace_open_src(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes,
                       rs_err *err)
 {
+    return rs_trace_open_src_map(r_tr, src, name, buf_bytes, 0, err);
+}
+
+int rs_trace_open_src_map(rs_trace **r_tr, rs_src *src, const char *name, size_t buf_bytes,
+                          int map_files, rs_err *err)
+{
     rs_trace *tr;
     int rc;
 
-    if ((rc = trace_new(&tr, src, name, buf_bytes, err)))
+    if ((rc = trace_new(&tr, src, name, buf_bytes, map_files, err)))
         return rc;
     if ((rc = rs_trace_fill(tr, 8, err))) {
         rs_trace_close(tr);
@@ -315,7 +352,7 @@ static int open_foreign_src(rs_trace **r_tr, rs_src *src, const char *name, cons
         return rs_fail(err, RS_EINPUT, "unknown foreign trace format '%.*s' (known: %s)", (int)n,
                        format, rs_trace_codec_names('f', known, sizeof known));
     }
-    if ((rc = trace_new(&tr, src, name, RS_TRACE_BUF_BYTES, err)))
+    if ((rc = trace_new(&tr, src, name, RS_TRACE_BUF_BYTES, 0, err)))
         return rc;
     tr->fmt = fmt;
     if ((rc = fmt->open_foreign(tr, colon ? colon + 1 : "", err))) {
@@ -356,6 +393,20 @@ int rs_trace_open(rs_trace **r_tr, const char *path, rs_err *err)
     return rs_trace_open_src(r_tr, &src, path, RS_TRACE_BUF_BYTES, err);
 }
 
+int rs_trace_open_mapped(rs_trace **r_tr, const char *path, rs_err *err)
+{
+    rs_src src;
+    int rc = rs_src_open_file(&src, path, err);
+    if (rc)
+        return rc;
+    return rs_trace_open_src_map(r_tr, &src, path, RS_TRACE_BUF_BYTES, 1, err);
+}
+
+int rs_trace_cheap_decode(const rs_trace *tr)
+{
+    return tr->fmt->numbered_records && (!tr->own_buf || strcmp(tr->src.ops->name, "none") == 0);
+}
+
 int rs_trace_open_mem(rs_trace **r_tr, const void *data, size_t len, const char *name,
                       size_t buf_bytes, rs_err *err)
 {
@@ -368,7 +419,13 @@ int rs_trace_open_mem(rs_trace **r_tr, const void *data, size_t len, const char 
 
 int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
 {
-    return tr->next(tr, r_rec, err);
+    int rc = tr->next(tr, r_rec, err);
+    /* read in place from a file: at the end, or on an error, make sure the
+     * file did not change under the reader (an error then says so, not what
+     * the changed bytes looked like) */
+    if (RS_UNLIKELY(rc <= 0) && !tr->own_buf && rs_src_view_check(&tr->src, err))
+        return rs_err_prefix(err, "%s:%llu", tr->path, (unsigned long long)tr->line);
+    return rc;
 }
 
 const char *rs_trace_path(const rs_trace *tr)
@@ -409,7 +466,7 @@ void rs_trace_close(rs_trace *tr)
     rs_src_close(&tr->src);
     if (tr->imp_free)
         tr->imp_free(tr->imp);
-    free(tr->buf);
+    free(tr->own_buf);
     free(tr->path);
     free(tr);
 }

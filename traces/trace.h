@@ -92,6 +92,17 @@ typedef struct rs_trace rs_trace;
 
 /* Open path for reading (plain/.gz/.zst, text or binary, detected). */
 int rs_trace_open(rs_trace **r_tr, const char *path, rs_err *err);
+/* The same, reading a plain regular file in place through a read-only
+ * mapping (no read(2) copy; anything else as rs_trace_open).  The same
+ * records and errors; a file truncated or changed while mapped fails the
+ * read with RS_EINPUT ("changed/truncated while it was being read").
+ * Not the default: on the machine this was measured on (a VM), touching a
+ * mapping's pages for the first time cost more than read(2)'s copy
+ * (docs/validation.md, "reading the trace"). */
+int rs_trace_open_mapped(rs_trace **r_tr, const char *path, rs_err *err);
+/* Is tr decoded in place or from plain bytes with a fixed record size (an
+ * uncompressed binary encoding), so that decoding costs a few ns a record? */
+int rs_trace_cheap_decode(const rs_trace *tr);
 /* Open path (plain/.gz/.zst) as a trace of another tool: format is
  * "NAME" or "NAME:SPEC" naming a codec with open_foreign (csv, txt,
  * oracleGeneral, mtrace, msr, blocks; docs/trace-format.md §7).  The
