@@ -53,7 +53,7 @@ static rs_tc_stats tc_of(void *st)
 
 static int ordered(const rs_alloc_stats *s)
 {
-    return s->requested_bytes <= s->allocated_bytes && s->allocated_bytes <= s->active_bytes &&
+    return s->requested_bytes <= s->allocated_bytes && s->requested_bytes <= s->active_bytes &&
            s->active_bytes <= s->resident_bytes && s->resident_bytes <= s->mapped_bytes &&
            s->metadata_bytes <= s->resident_bytes && s->dirty_bytes <= s->resident_bytes;
 }
@@ -334,6 +334,32 @@ static void test_large_path(void)
     rs_alloc_tcmalloc.destroy(st);
 }
 
+/* The application writes what it requested, not the class's tail
+ * (alloc.h, "touching"): a 262145-byte request gets 33 pages (270336 B)
+ * but makes 65 OS pages resident, not 66; a 66000-byte request in the
+ * 73728-byte class (9 pages, one object) makes 17 OS pages resident, not 18. */
+static void test_touch_requested(void)
+{
+    void *st = make2(NULL, "0");
+    rs_alloc_stats s0 = stats_of(st);
+    rs_addr a = A(st, 262145, 0);
+    rs_alloc_stats s1 = stats_of(st);
+    CHECK_EQ_U64(s1.allocated_bytes - s0.allocated_bytes, 33 * 8192);
+    CHECK_EQ_U64(s1.active_bytes - s0.active_bytes, 65 * 4096);
+    CHECK_EQ_U64(s1.resident_bytes - s0.resident_bytes, 65 * 4096);
+    CHECK(ordered(&s1));
+    rs_addr b = A(st, 66000, 0);
+    rs_alloc_stats s2 = stats_of(st);
+    CHECK_EQ_U64(rs_alloc_tcmalloc.usable_size(st, 66000), 73728);
+    CHECK_EQ_U64(s2.resident_bytes - s1.resident_bytes, 17 * 4096); /* ceil(66000 / 4096) */
+    CHECK(audit_ok(st));
+    F(st, b, 66000, 0);
+    F(st, a, 262145, 0);
+    CHECK_EQ_U64(stats_of(st).active_bytes, s0.active_bytes);
+    CHECK(audit_ok(st));
+    rs_alloc_tcmalloc.destroy(st);
+}
+
 static uint64_t released_by_rate(const char *rate)
 {
     void *st = make2(NULL, rate);
@@ -572,6 +598,7 @@ int main(void)
     test_thread_cache_growth();
     test_thread_budget();
     test_large_path();
+    test_touch_requested();
     test_release_rate();
     test_release();
     test_random_ops(NULL, 1000000);

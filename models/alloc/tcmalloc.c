@@ -24,16 +24,17 @@
  * every reuse order is tcmalloc's.
  *
  * Residency ("touching" model of alloc.h): a 4 KiB page becomes resident
- * when a live object's usable range overlaps it, and also when Populate
+ * when a live object's requested range overlaps it (the application writes
+ * what it asked for, not the class's tail), and also when Populate
  * writes the free-list link into the first word of each object of a new span
  * (central_freelist.cc Populate does that for every object); it stays
  * resident until the page heap releases the span holding it (DecommitSpan =
  * madvise(MADV_DONTNEED)).  Counters are incremental so stats() is O(classes
  * + threads):
- *   active   = OS pages overlapped by >= 1 live object's usable range
+ *   active   = OS pages overlapped by >= 1 live object's requested range
  *   resident = resident OS pages + metadata estimate
  *   mapped   = heap_size - pageheap_unmapped + metadata
- * giving requested <= allocated <= active <= resident <= mapped (asserted
+ * giving requested <= allocated, requested <= active <= resident <= mapped (asserted
  * after each operation in debug builds).
  *
  * Simulator cost: per tcmalloc page a 4-byte page-map entry and two 2-byte
@@ -1160,7 +1161,7 @@ static int stats_ordered(const tc_state *st)
 {
     rs_alloc_stats s;
     tc_stats(st, &s);
-    return s.requested_bytes <= s.allocated_bytes && s.allocated_bytes <= s.active_bytes &&
+    return s.requested_bytes <= s.allocated_bytes && s.requested_bytes <= s.active_bytes &&
            s.active_bytes <= s.resident_bytes && s.resident_bytes <= s.mapped_bytes;
 }
 
@@ -1400,7 +1401,7 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
         usable = npages << PAGE_SHIFT;
         off = (uint64_t)st->spans[id].start << PAGE_SHIFT;
     }
-    live_add(st, off, usable);
+    live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
     st->requested_bytes += size_bytes;
     st->allocated_bytes += usable;
     st->live_count++;
@@ -1421,7 +1422,7 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
         assert(s->location == LOC_IN_USE && off == (uint64_t)s->start << PAGE_SHIFT);
         assert(size_bytes > MAX_SIZE && ((size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT) == s->length);
         uint64_t usable = (uint64_t)s->length << PAGE_SHIFT;
-        live_remove(st, off, usable);
+        live_remove(st, off, size_bytes);
         st->allocated_bytes -= usable;
         ph_delete(st, id);
     } else {
@@ -1431,7 +1432,7 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
         uint32_t idx = (uint32_t)((rel * ci->magic) >> 32);
         assert((uint64_t)idx * ci->size_bytes == rel);
         uint32_t slot = (s->chunk << CHUNK_SHIFT) + idx;
-        live_remove(st, off, ci->size_bytes);
+        live_remove(st, off, size_bytes ? size_bytes : 1);
         st->allocated_bytes -= ci->size_bytes;
         uint32_t h = thread_lookup(st, thread);
         if (h != NIL) {
@@ -1596,10 +1597,12 @@ int rs_tc_audit(const void *state, rs_err *err)
     uint64_t nslots = (uint64_t)st->chunks_len << CHUNK_SHIFT;
     uint8_t *is_free = calloc(nslots + 1, 1);
     uint16_t *live = calloc((size_t)st->top * OS_PER_PAGE + 1, sizeof *live);
+    uint16_t *first = calloc((size_t)st->top * OS_PER_PAGE + 1, sizeof *first);
     uint64_t *span_free = calloc((size_t)st->spans_len + 1, sizeof *span_free);
-    if (!is_free || !live || !span_free) {
+    if (!is_free || !live || !first || !span_free) {
         free(is_free);
         free(live);
+        free(first);
         free(span_free);
         return rs_fail(err, RS_ENOMEM, "out of memory in audit");
     }
@@ -1690,16 +1693,20 @@ int rs_tc_audit(const void *state, rs_err *err)
                     AUDIT_FAIL("span %u: chunk owner wrong", id);
                 if (!(st->osp[off >> OS_PAGE_SHIFT] & OS_RESIDENT))
                     AUDIT_FAIL("span %u: object %u's first page not resident", id, k);
-                if (!is_free[x]) {
+                if (!is_free[x]) { /* its requested bytes cover [off, off + 1 .. size) */
                     allocated += ci->size_bytes;
+                    first[off >> OS_PAGE_SHIFT]++;
                     for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + ci->size_bytes - 1) >> OS_PAGE_SHIFT; q++)
                         live[q]++;
                 }
             }
         } else if (s->location == LOC_IN_USE) {
             allocated += (uint64_t)s->length << PAGE_SHIFT;
-            for (uint64_t q = (uint64_t)p * OS_PER_PAGE; q < ((uint64_t)p + s->length) * OS_PER_PAGE; q++)
+            /* more than MAX_SIZE requested: every OS page but the last */
+            for (uint64_t q = (uint64_t)p * OS_PER_PAGE; q < ((uint64_t)p + s->length) * OS_PER_PAGE; q++) {
                 live[q]++;
+                first[q] += q + 1 < ((uint64_t)p + s->length) * OS_PER_PAGE;
+            }
         } else if (s->location == LOC_NORMAL || s->location == LOC_RETURNED) {
             int ret = s->location == LOC_RETURNED;
             if (nres != s->nresident || (ret && nres))
@@ -1732,11 +1739,15 @@ int rs_tc_audit(const void *state, rs_err *err)
         p += s->length;
     }
     for (uint64_t q = 0; q < (uint64_t)st->top * OS_PER_PAGE; q++) {
-        if (live[q] != (st->osp[q] & OS_LIVE_MASK))
-            AUDIT_FAIL("OS page %llu: live %u, counted %u", (unsigned long long)q, st->osp[q] & OS_LIVE_MASK, live[q]);
-        if (live[q] && !(st->osp[q] & OS_RESIDENT))
+        /* requested sizes are not kept: the page's count lies between the
+         * objects whose first byte (or, large, a non-last page) is on it and
+         * the objects whose usable range overlaps it */
+        unsigned n = st->osp[q] & OS_LIVE_MASK;
+        if (n < first[q] || n > live[q])
+            AUDIT_FAIL("OS page %llu: live %u, counted %u..%u", (unsigned long long)q, n, first[q], live[q]);
+        if (n && !(st->osp[q] & OS_RESIDENT))
             AUDIT_FAIL("OS page %llu: live but not resident", (unsigned long long)q);
-        active += live[q] > 0;
+        active += n > 0;
     }
     if (resident != st->resident_pages || active != st->active_pages || allocated != st->allocated_bytes ||
         free_p != st->free_pages || unmapped_p != st->unmapped_pages || normal_res != st->normal_resident_pages ||
@@ -1764,6 +1775,7 @@ int rs_tc_audit(const void *state, rs_err *err)
 out:
     free(is_free);
     free(live);
+    free(first);
     free(span_free);
     return rc;
 }
