@@ -72,6 +72,7 @@ enum {
     MAX_DYNAMIC_FREELIST = 8192,     /* kMaxDynamicFreeListLength */
     STEAL_TRIES = 10,                /* IncreaseCacheLimitLocked */
     CHUNK_SHIFT = 4,                 /* model: object slots per chunk = 16 */
+    STARTUP_OBJECTS = 3,             /* create: the library's own start-up objects */
     SMALL_LOOKUP_MAX = 1024,         /* SizeMap::kMaxSmallSize */
 };
 
@@ -279,6 +280,10 @@ typedef struct tc_state {
     uint32_t thread_index_cap;
     uint32_t thread_heaps, next_memory_steal;
     int64_t unclaimed_cache_space;
+
+    /* the library's start-up objects (create), slots never freed */
+    uint32_t startup_slot[STARTUP_OBJECTS];
+    uint32_t nstartup;
 
     /* alloc.h counters */
     uint64_t requested_bytes, allocated_bytes, live_count;
@@ -1202,6 +1207,8 @@ static void destroy(void *state)
     free(st);
 }
 
+static int startup_alloc(tc_state *st, uint64_t size_bytes);
+
 static int create(const rs_config *cfg, void **r_state, rs_err *err)
 {
     uint64_t total_tc;
@@ -1232,8 +1239,8 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
      * and the loading thread's ThreadCache (its allocator's first chunk).
      * So every tcmalloc process has them before its first own allocation:
      * they are counted from here (metadata_bytes), and the workload's first
-     * growth adds none of them.  The one page that tc_malloc(1) took (class
-     * 1) is left out: it is not metadata and the heap starts empty here. */
+     * growth adds none of them.  The objects and pages of that start-up are
+     * made at the end of create (startup_alloc). */
     st->leaves = 1;
 
     rs_tc_class classes[RS_TC_CLASS_MAX];
@@ -1289,6 +1296,36 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
         }
         st->chunk_free[cl] = NIL;
     }
+    /* What every process with this library holds at its first own malloc
+     * (measured: MallocExtension_GetStats at the start of main() reports
+     * 73752 B in use = 73728 + 8 + 16, a class-1 span with 1023 free
+     * objects and a class-2 span with 511, all in the central lists):
+     * libstdc++'s emergency exception pool, allocated when libstdc++ (which
+     * libtcmalloc needs) is loaded — 1024 × 64 + 64 ×
+     * sizeof(__cxa_dependent_exception) = 72704 B (GCC 12
+     * libsupc++/eh_alloc.cc, pool::pool) —, then TCMallocGuard's
+     * `new MallocExtension` (8 B, malloc_extension.cc InitModule) and
+     * `new TCMallocImplementation` (16 B, tcmalloc.cc TCMallocGuard), never
+     * freed.  They come straight from the central lists (the tc_malloc(1)
+     * pairs around them are freed again), so the workload's first 8- and
+     * 16-byte objects take the free rest of those spans, as in a real
+     * process, instead of new spans. */
+    /* The pool's malloc is the process's first, made while libstdc++ is
+     * initialised and before libtcmalloc's own static initialisers have run:
+     * FLAGS_tcmalloc_release_rate (page_heap.cc, a dynamic initialiser
+     * EnvToDouble("TCMALLOC_RELEASE_RATE", 1.0)) still reads 0, so the first
+     * GrowHeap's IncrementalScavenge takes the "releasing is disabled" branch
+     * and sets the counter to kDefaultReleaseDelay: nothing is released until
+     * 2^18 pages have been freed (measured: at main() the first 1 MiB is all
+     * on the normal lists, 0 B unmapped). */
+    static const uint64_t startup[] = { 72704, 8, 16 };
+    st->release_rate = 0;
+    for (size_t i = 0; i < sizeof startup / sizeof *startup; i++)
+        if (startup_alloc(st, startup[i])) {
+            destroy(st);
+            return rs_fail(err, RS_ENOMEM, "out of memory for allocator tcmalloc");
+        }
+    st->release_rate = rate;
     *r_state = st;
     return 0;
 }
@@ -1407,6 +1444,24 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
     st->live_count++;
     assert(stats_ordered(st));
     return BASE_ADDR + off;
+}
+
+/* One of the library's start-up objects (create): a small class object
+ * fetched straight from its central list and live for ever.  Its pages are
+ * resident (written), but like the metadata it is the library's, not the
+ * workload's: requested, allocated, active and live_count leave it out. */
+static int startup_alloc(tc_state *st, uint64_t size_bytes)
+{
+    unsigned cl = size_class(st, size_bytes);
+    uint32_t start, end;
+    if (st->nstartup == STARTUP_OBJECTS || reserve(st, cl, st->cls[cl].pages) ||
+        central_remove_range(st, cl, 1, &start, &end) != 1)
+        return -1;
+    uint64_t off = slot_offset(st, start, cl);
+    for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + size_bytes - 1) >> OS_PAGE_SHIFT; q++)
+        os_touch(st, q);
+    st->startup_slot[st->nstartup++] = start;
+    return 0;
 }
 
 static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
@@ -1693,7 +1748,10 @@ int rs_tc_audit(const void *state, rs_err *err)
                     AUDIT_FAIL("span %u: chunk owner wrong", id);
                 if (!(st->osp[off >> OS_PAGE_SHIFT] & OS_RESIDENT))
                     AUDIT_FAIL("span %u: object %u's first page not resident", id, k);
-                if (!is_free[x]) { /* its requested bytes cover [off, off + 1 .. size) */
+                int startup = 0;
+                for (uint32_t i = 0; i < st->nstartup; i++)
+                    startup |= st->startup_slot[i] == x;
+                if (!is_free[x] && !startup) { /* its requested bytes cover [off, off + 1 .. size) */
                     allocated += ci->size_bytes;
                     first[off >> OS_PAGE_SHIFT]++;
                     for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + ci->size_bytes - 1) >> OS_PAGE_SHIFT; q++)
