@@ -685,7 +685,9 @@ static int replay(int fd, const trace_info *info, const replay_opts *o, sample_b
             started = (int)w; /* workers 1..started run */
         }
     }
-    al_release(); /* return what the set-up freed */
+    /* no release here: the process has freed nothing of its own yet, and a
+     * release would only return the library's start-up free pages, which a
+     * program never sees returned (tcmalloc: the first 1 MiB growth) */
     st->baseline_rss = rss_now();
     al_stats(&st->at_baseline, page_bytes);
 
