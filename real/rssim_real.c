@@ -180,6 +180,50 @@ static void al_stats(rs_sample *s, uint64_t page_bytes)
 }
 
 /* Which library does `malloc` come from?  0 when it is ops' real one. */
+typedef void (*getstats_fn)(char *, int);
+typedef void (*stats_print_fn)(void (*)(void *, const char *), void *, const char *);
+
+static void write_cb(void *f, const char *s)
+{
+    fputs(s, (FILE *)f);
+}
+
+/* Write the allocator's own text report (tcmalloc MallocExtension_GetStats,
+ * jemalloc malloc_stats_print, glibc malloc_info) to path.  Called after the
+ * replay: the report allocates. */
+static int al_report(const char *path, rs_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return rs_fail(err, RS_EIO, "cannot write '%s': %s", path, strerror(errno));
+    switch (al.api) {
+    case RS_ALLOC_API_MALLINFO2: malloc_info(0, f); break;
+    case RS_ALLOC_API_MALLCTL: {
+        stats_print_fn p = (stats_print_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "malloc_stats_print");
+        if (!p) {
+            fclose(f);
+            return rs_fail(err, RS_EINTERNAL, "jemalloc is active but 'malloc_stats_print' is missing");
+        }
+        p(write_cb, f, NULL);
+        break;
+    }
+    case RS_ALLOC_API_MALLOC_EXTENSION: {
+        static char buf[1 << 20];
+        getstats_fn g = (getstats_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "MallocExtension_GetStats");
+        if (!g) {
+            fclose(f);
+            return rs_fail(err, RS_EINTERNAL, "tcmalloc is active but 'MallocExtension_GetStats' is missing");
+        }
+        g(buf, (int)sizeof buf);
+        fputs(buf, f);
+        break;
+    }
+    }
+    if (fclose(f) != 0)
+        return rs_fail(err, RS_EIO, "cannot write '%s': %s", path, strerror(errno));
+    return 0;
+}
+
 static int al_check_active(const rs_alloc_ops *ops, rs_err *err)
 {
     Dl_info info = { 0 };
@@ -641,7 +685,9 @@ static int replay(int fd, const trace_info *info, const replay_opts *o, sample_b
             started = (int)w; /* workers 1..started run */
         }
     }
-    al_release(); /* return what the set-up freed */
+    /* no release here: the process has freed nothing of its own yet, and a
+     * release would only return the library's start-up free pages, which a
+     * program never sees returned (tcmalloc: the first 1 MiB growth) */
     st->baseline_rss = rss_now();
     al_stats(&st->at_baseline, page_bytes);
 
@@ -818,6 +864,9 @@ static void usage(FILE *f)
             "  -l, --label TEXT         free text stored with the run\n"
             "  -t, --threads N          worker threads; trace thread t runs on t mod N\n"
             "                           (default: the trace's highest thread + 1, at most %d)\n"
+            "      --alloc-report PATH  after the replay, write the allocator's own report\n"
+            "                           there (tcmalloc GetStats, jemalloc malloc_stats_print,\n"
+            "                           glibc malloc_info)\n"
             "  -h, --help               this help\n"
             "      --version            the version and the git commit it was built from\n",
             MAX_WORKERS);
@@ -864,9 +913,11 @@ int main(int argc, char **argv)
         { "sample-interval", required_argument, NULL, 'i' },
         { "label", required_argument, NULL, 'l' },  { "threads", required_argument, NULL, 't' },
         { "help", no_argument, NULL, 'h' },         { "version", no_argument, NULL, 'V' },
+        { "alloc-report", required_argument, NULL, 'R' },
         { NULL, 0, NULL, 0 },
     };
     const char *alloc_name = "glibc", *db = "out/rssim.db", *interval = "100ms", *label = NULL;
+    const char *alloc_report = NULL;
     long threads = 0;
     int c;
 
@@ -876,6 +927,7 @@ int main(int argc, char **argv)
         case 'd': db = optarg; break;
         case 'i': interval = optarg; break;
         case 'l': label = optarg; break;
+        case 'R': alloc_report = optarg; break;
         case 't': {
             char *end;
             errno = 0;
@@ -981,6 +1033,8 @@ int main(int argc, char **argv)
     if ((rc = replay(fd, &info, &o, &samples, &rst, &err)))
         goto out;
     uint64_t wall = now_ns() - t0;
+    if (alloc_report && (rc = al_report(alloc_report, &err)))
+        goto out;
 
     snprintf(num, sizeof num, "%u", o.workers);
     if ((rc = make_config(&cfg, alloc_name, interval, num, label, &err)))

@@ -53,7 +53,7 @@ static rs_tc_stats tc_of(void *st)
 
 static int ordered(const rs_alloc_stats *s)
 {
-    return s->requested_bytes <= s->allocated_bytes && s->allocated_bytes <= s->active_bytes &&
+    return s->requested_bytes <= s->allocated_bytes && s->requested_bytes <= s->active_bytes &&
            s->active_bytes <= s->resident_bytes && s->resident_bytes <= s->mapped_bytes &&
            s->metadata_bytes <= s->resident_bytes && s->dirty_bytes <= s->resident_bytes;
 }
@@ -308,18 +308,20 @@ static void test_large_path(void)
 {
     void *st = make2(NULL, "0"); /* no scavenging: pure page-heap moves */
     rs_alloc_stats s0 = stats_of(st);
+    rs_tc_stats t0 = tc_of(st); /* the start-up objects took 11 of the first 128 pages */
     rs_addr a = A(st, 300000, 0); /* 37 pages */
     rs_alloc_stats s1 = stats_of(st);
     rs_tc_stats t1 = tc_of(st);
     CHECK(a % 8192 == 0);
-    CHECK_EQ_U64(s1.allocated_bytes, 37 * 8192);
+    CHECK_EQ_U64(s1.allocated_bytes, 37 * 8192); /* the start-up objects are not the workload's */
     CHECK_EQ_U64(s1.active_bytes - s0.active_bytes, 37 * 8192);
     CHECK_EQ_U64(t1.heap_size, 128 * 8192); /* one kMinSystemAlloc growth */
-    CHECK_EQ_U64(t1.pageheap_free, (128 - 37) * 8192);
+    CHECK_EQ_U64(t0.pageheap_free, (128 - 11) * 8192);
+    CHECK_EQ_U64(t1.pageheap_free, t0.pageheap_free - 37 * 8192);
     F(st, a, 300000, 0);
     rs_tc_stats t2 = tc_of(st);
     rs_alloc_stats s2 = stats_of(st);
-    CHECK_EQ_U64(t2.pageheap_free, 128 * 8192); /* coalesced back */
+    CHECK_EQ_U64(t2.pageheap_free, t0.pageheap_free); /* coalesced back */
     CHECK_EQ_U64(s2.active_bytes, 0);
     CHECK_EQ_U64(s2.dirty_bytes, 37 * 8192); /* touched pages stay resident */
     /* best fit among > 1 MiB spans: a 2 MiB and a 3 MiB hole, ask 1.5 MiB */
@@ -330,6 +332,32 @@ static void test_large_path(void)
     rs_addr c = A(st, 1536 << 10, 0);
     CHECK(c == b1);
     CHECK(sep1 && sep2);
+    CHECK(audit_ok(st));
+    rs_alloc_tcmalloc.destroy(st);
+}
+
+/* The application writes what it requested, not the class's tail
+ * (alloc.h, "touching"): a 262145-byte request gets 33 pages (270336 B)
+ * but makes 65 OS pages resident, not 66; a 66000-byte request in the
+ * 73728-byte class (9 pages, one object) makes 17 OS pages resident, not 18. */
+static void test_touch_requested(void)
+{
+    void *st = make2(NULL, "0");
+    rs_alloc_stats s0 = stats_of(st);
+    rs_addr a = A(st, 262145, 0);
+    rs_alloc_stats s1 = stats_of(st);
+    CHECK_EQ_U64(s1.allocated_bytes - s0.allocated_bytes, 33 * 8192);
+    CHECK_EQ_U64(s1.active_bytes - s0.active_bytes, 65 * 4096);
+    CHECK_EQ_U64(s1.resident_bytes - s0.resident_bytes, 65 * 4096);
+    CHECK(ordered(&s1));
+    rs_addr b = A(st, 66000, 0);
+    rs_alloc_stats s2 = stats_of(st);
+    CHECK_EQ_U64(rs_alloc_tcmalloc.usable_size(st, 66000), 73728);
+    CHECK_EQ_U64(s2.resident_bytes - s1.resident_bytes, 17 * 4096); /* ceil(66000 / 4096) */
+    CHECK(audit_ok(st));
+    F(st, b, 66000, 0);
+    F(st, a, 262145, 0);
+    CHECK_EQ_U64(stats_of(st).active_bytes, s0.active_bytes);
     CHECK(audit_ok(st));
     rs_alloc_tcmalloc.destroy(st);
 }
@@ -355,33 +383,36 @@ static uint64_t released_by_rate(const char *rate)
 
 static void test_release_rate(void)
 {
-    /* the first growth is scavenged at once (counter starts at 0) */
+    /* the first growth is the start-up's (libstdc++'s pool), made while
+     * FLAGS_tcmalloc_release_rate still reads 0: the counter starts at
+     * kDefaultReleaseDelay = 2^18 pages and the first 1 MiB stays normal */
     void *st = make();
-    rs_addr a = A(st, 2 << 20, 0); /* 256 pages: grown, released, carved back */
     rs_tc_stats t = tc_of(st);
-    CHECK_EQ_U64(t.scavenge_count, 1);
-    CHECK_EQ_U64(t.total_decommit, 2 << 20);
+    CHECK_EQ_U64(t.heap_size, 1 << 20);
     CHECK_EQ_U64(t.pageheap_unmapped, 0);
-    F(st, a, 2 << 20, 0); /* counter 256000 - 256: no scavenge */
-    t = tc_of(st);
-    rs_alloc_stats s = stats_of(st);
-    CHECK_EQ_U64(t.scavenge_count, 1);
-    CHECK_EQ_U64(t.pageheap_free, 2 << 20);
-    CHECK_EQ_U64(s.dirty_bytes, 2 << 20);
-    CHECK_EQ_U64(s.released_bytes, 0);
-    /* 1000 freed pages per released page: 999 more frees of 256 pages
-     * bring the counter below zero */
-    for (int i = 0; i < 999; i++) {
+    CHECK_EQ_U64(t.scavenge_count, 0);
+    /* a 2 MiB object: growth by 256 pages (Delete: counter 2^18 - 256),
+     * coalesced with the 117 free start-up pages, carved */
+    rs_addr a = A(st, 2 << 20, 0);
+    F(st, a, 2 << 20, 0);
+    /* 1022 more frees of 256 pages bring the counter to exactly 0 */
+    for (int i = 0; i < 1022; i++) {
         a = A(st, 2 << 20, 0);
         F(st, a, 2 << 20, 0);
     }
     t = tc_of(st);
-    CHECK_EQ_U64(t.scavenge_count, 1);
+    rs_alloc_stats s = stats_of(st);
+    CHECK_EQ_U64(t.scavenge_count, 0);
+    CHECK_EQ_U64(t.total_decommit, 0);
+    CHECK_EQ_U64(s.dirty_bytes, 2 << 20);
+    /* the next goes below 0: the large set's smallest span (all 373 free
+     * pages) is released */
     a = A(st, 2 << 20, 0);
     F(st, a, 2 << 20, 0);
     t = tc_of(st);
     s = stats_of(st);
-    CHECK_EQ_U64(t.scavenge_count, 2);
+    CHECK_EQ_U64(t.scavenge_count, 1);
+    CHECK_EQ_U64(t.total_decommit, 373 * 8192);
     CHECK_EQ_U64(s.released_bytes, 2 << 20);
     CHECK_EQ_U64(s.dirty_bytes, 0);
     rs_alloc_tcmalloc.destroy(st);
@@ -533,7 +564,24 @@ static void test_startup_metadata(void)
     const uint64_t root = 1u << 20, central = 128 * 1216, leaf = 2u << 20, chunk = 128u << 10;
     rs_alloc_stats s0 = stats_of(st);
     CHECK_EQ_U64(s0.metadata_bytes, root + central + leaf + chunk + chunk);
-    CHECK_EQ_U64(s0.resident_bytes, s0.metadata_bytes);
+    /* besides the metadata, the start-up objects: libstdc++'s 72704-byte
+     * pool (18 OS pages written) and the populated class-1 and class-2
+     * spans (2 OS pages each); none of them allocated or active */
+    CHECK_EQ_U64(s0.resident_bytes - s0.metadata_bytes, (18 + 2 + 2) * 4096);
+    CHECK_EQ_U64(s0.allocated_bytes, 0);
+    CHECK_EQ_U64(s0.active_bytes, 0);
+    /* the first 8- and 16-byte objects take the start-up spans' free rest */
+    uint64_t nfree, spans;
+    uint32_t batches;
+    CHECK(rs_tc_central(st, 1, &nfree, &batches, &spans) == 0);
+    CHECK_EQ_U64(nfree, 1023);
+    CHECK_EQ_U64(spans, 1);
+    CHECK(rs_tc_central(st, 2, &nfree, &batches, &spans) == 0);
+    CHECK_EQ_U64(nfree, 511);
+    rs_addr s8 = A(st, 8, 0), s16 = A(st, 16, 0);
+    CHECK_EQ_U64(stats_of(st).resident_bytes, s0.resident_bytes);
+    F(st, s16, 16, 0);
+    F(st, s8, 8, 0);
     rs_addr a = A(st, 1024, 0); /* first growth (1 MiB), first thread cache */
     rs_alloc_stats s1 = stats_of(st);
     CHECK_EQ_U64(tc_of(st).heap_size, 128 * 8192);
@@ -572,6 +620,7 @@ int main(void)
     test_thread_cache_growth();
     test_thread_budget();
     test_large_path();
+    test_touch_requested();
     test_release_rate();
     test_release();
     test_random_ops(NULL, 1000000);

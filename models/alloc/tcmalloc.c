@@ -24,16 +24,17 @@
  * every reuse order is tcmalloc's.
  *
  * Residency ("touching" model of alloc.h): a 4 KiB page becomes resident
- * when a live object's usable range overlaps it, and also when Populate
+ * when a live object's requested range overlaps it (the application writes
+ * what it asked for, not the class's tail), and also when Populate
  * writes the free-list link into the first word of each object of a new span
  * (central_freelist.cc Populate does that for every object); it stays
  * resident until the page heap releases the span holding it (DecommitSpan =
  * madvise(MADV_DONTNEED)).  Counters are incremental so stats() is O(classes
  * + threads):
- *   active   = OS pages overlapped by >= 1 live object's usable range
+ *   active   = OS pages overlapped by >= 1 live object's requested range
  *   resident = resident OS pages + metadata estimate
  *   mapped   = heap_size - pageheap_unmapped + metadata
- * giving requested <= allocated <= active <= resident <= mapped (asserted
+ * giving requested <= allocated, requested <= active <= resident <= mapped (asserted
  * after each operation in debug builds).
  *
  * Simulator cost: per tcmalloc page a 4-byte page-map entry and two 2-byte
@@ -71,6 +72,7 @@ enum {
     MAX_DYNAMIC_FREELIST = 8192,     /* kMaxDynamicFreeListLength */
     STEAL_TRIES = 10,                /* IncreaseCacheLimitLocked */
     CHUNK_SHIFT = 4,                 /* model: object slots per chunk = 16 */
+    STARTUP_OBJECTS = 3,             /* create: the library's own start-up objects */
     SMALL_LOOKUP_MAX = 1024,         /* SizeMap::kMaxSmallSize */
 };
 
@@ -278,6 +280,10 @@ typedef struct tc_state {
     uint32_t thread_index_cap;
     uint32_t thread_heaps, next_memory_steal;
     int64_t unclaimed_cache_space;
+
+    /* the library's start-up objects (create), slots never freed */
+    uint32_t startup_slot[STARTUP_OBJECTS];
+    uint32_t nstartup;
 
     /* alloc.h counters */
     uint64_t requested_bytes, allocated_bytes, live_count;
@@ -1160,7 +1166,7 @@ static int stats_ordered(const tc_state *st)
 {
     rs_alloc_stats s;
     tc_stats(st, &s);
-    return s.requested_bytes <= s.allocated_bytes && s.allocated_bytes <= s.active_bytes &&
+    return s.requested_bytes <= s.allocated_bytes && s.requested_bytes <= s.active_bytes &&
            s.active_bytes <= s.resident_bytes && s.resident_bytes <= s.mapped_bytes;
 }
 
@@ -1201,6 +1207,8 @@ static void destroy(void *state)
     free(st);
 }
 
+static int startup_alloc(tc_state *st, uint64_t size_bytes);
+
 static int create(const rs_config *cfg, void **r_state, rs_err *err)
 {
     uint64_t total_tc;
@@ -1231,8 +1239,8 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
      * and the loading thread's ThreadCache (its allocator's first chunk).
      * So every tcmalloc process has them before its first own allocation:
      * they are counted from here (metadata_bytes), and the workload's first
-     * growth adds none of them.  The one page that tc_malloc(1) took (class
-     * 1) is left out: it is not metadata and the heap starts empty here. */
+     * growth adds none of them.  The objects and pages of that start-up are
+     * made at the end of create (startup_alloc). */
     st->leaves = 1;
 
     rs_tc_class classes[RS_TC_CLASS_MAX];
@@ -1288,6 +1296,36 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
         }
         st->chunk_free[cl] = NIL;
     }
+    /* What every process with this library holds at its first own malloc
+     * (measured: MallocExtension_GetStats at the start of main() reports
+     * 73752 B in use = 73728 + 8 + 16, a class-1 span with 1023 free
+     * objects and a class-2 span with 511, all in the central lists):
+     * libstdc++'s emergency exception pool, allocated when libstdc++ (which
+     * libtcmalloc needs) is loaded — 1024 × 64 + 64 ×
+     * sizeof(__cxa_dependent_exception) = 72704 B (GCC 12
+     * libsupc++/eh_alloc.cc, pool::pool) —, then TCMallocGuard's
+     * `new MallocExtension` (8 B, malloc_extension.cc InitModule) and
+     * `new TCMallocImplementation` (16 B, tcmalloc.cc TCMallocGuard), never
+     * freed.  They come straight from the central lists (the tc_malloc(1)
+     * pairs around them are freed again), so the workload's first 8- and
+     * 16-byte objects take the free rest of those spans, as in a real
+     * process, instead of new spans. */
+    /* The pool's malloc is the process's first, made while libstdc++ is
+     * initialised and before libtcmalloc's own static initialisers have run:
+     * FLAGS_tcmalloc_release_rate (page_heap.cc, a dynamic initialiser
+     * EnvToDouble("TCMALLOC_RELEASE_RATE", 1.0)) still reads 0, so the first
+     * GrowHeap's IncrementalScavenge takes the "releasing is disabled" branch
+     * and sets the counter to kDefaultReleaseDelay: nothing is released until
+     * 2^18 pages have been freed (measured: at main() the first 1 MiB is all
+     * on the normal lists, 0 B unmapped). */
+    static const uint64_t startup[] = { 72704, 8, 16 };
+    st->release_rate = 0;
+    for (size_t i = 0; i < sizeof startup / sizeof *startup; i++)
+        if (startup_alloc(st, startup[i])) {
+            destroy(st);
+            return rs_fail(err, RS_ENOMEM, "out of memory for allocator tcmalloc");
+        }
+    st->release_rate = rate;
     *r_state = st;
     return 0;
 }
@@ -1400,12 +1438,30 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
         usable = npages << PAGE_SHIFT;
         off = (uint64_t)st->spans[id].start << PAGE_SHIFT;
     }
-    live_add(st, off, usable);
+    live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
     st->requested_bytes += size_bytes;
     st->allocated_bytes += usable;
     st->live_count++;
     assert(stats_ordered(st));
     return BASE_ADDR + off;
+}
+
+/* One of the library's start-up objects (create): a small class object
+ * fetched straight from its central list and live for ever.  Its pages are
+ * resident (written), but like the metadata it is the library's, not the
+ * workload's: requested, allocated, active and live_count leave it out. */
+static int startup_alloc(tc_state *st, uint64_t size_bytes)
+{
+    unsigned cl = size_class(st, size_bytes);
+    uint32_t start, end;
+    if (st->nstartup == STARTUP_OBJECTS || reserve(st, cl, st->cls[cl].pages) ||
+        central_remove_range(st, cl, 1, &start, &end) != 1)
+        return -1;
+    uint64_t off = slot_offset(st, start, cl);
+    for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + size_bytes - 1) >> OS_PAGE_SHIFT; q++)
+        os_touch(st, q);
+    st->startup_slot[st->nstartup++] = start;
+    return 0;
 }
 
 static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
@@ -1421,7 +1477,7 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
         assert(s->location == LOC_IN_USE && off == (uint64_t)s->start << PAGE_SHIFT);
         assert(size_bytes > MAX_SIZE && ((size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT) == s->length);
         uint64_t usable = (uint64_t)s->length << PAGE_SHIFT;
-        live_remove(st, off, usable);
+        live_remove(st, off, size_bytes);
         st->allocated_bytes -= usable;
         ph_delete(st, id);
     } else {
@@ -1431,7 +1487,7 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
         uint32_t idx = (uint32_t)((rel * ci->magic) >> 32);
         assert((uint64_t)idx * ci->size_bytes == rel);
         uint32_t slot = (s->chunk << CHUNK_SHIFT) + idx;
-        live_remove(st, off, ci->size_bytes);
+        live_remove(st, off, size_bytes ? size_bytes : 1);
         st->allocated_bytes -= ci->size_bytes;
         uint32_t h = thread_lookup(st, thread);
         if (h != NIL) {
@@ -1596,10 +1652,12 @@ int rs_tc_audit(const void *state, rs_err *err)
     uint64_t nslots = (uint64_t)st->chunks_len << CHUNK_SHIFT;
     uint8_t *is_free = calloc(nslots + 1, 1);
     uint16_t *live = calloc((size_t)st->top * OS_PER_PAGE + 1, sizeof *live);
+    uint16_t *first = calloc((size_t)st->top * OS_PER_PAGE + 1, sizeof *first);
     uint64_t *span_free = calloc((size_t)st->spans_len + 1, sizeof *span_free);
-    if (!is_free || !live || !span_free) {
+    if (!is_free || !live || !first || !span_free) {
         free(is_free);
         free(live);
+        free(first);
         free(span_free);
         return rs_fail(err, RS_ENOMEM, "out of memory in audit");
     }
@@ -1690,16 +1748,23 @@ int rs_tc_audit(const void *state, rs_err *err)
                     AUDIT_FAIL("span %u: chunk owner wrong", id);
                 if (!(st->osp[off >> OS_PAGE_SHIFT] & OS_RESIDENT))
                     AUDIT_FAIL("span %u: object %u's first page not resident", id, k);
-                if (!is_free[x]) {
+                int startup = 0;
+                for (uint32_t i = 0; i < st->nstartup; i++)
+                    startup |= st->startup_slot[i] == x;
+                if (!is_free[x] && !startup) { /* its requested bytes cover [off, off + 1 .. size) */
                     allocated += ci->size_bytes;
+                    first[off >> OS_PAGE_SHIFT]++;
                     for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + ci->size_bytes - 1) >> OS_PAGE_SHIFT; q++)
                         live[q]++;
                 }
             }
         } else if (s->location == LOC_IN_USE) {
             allocated += (uint64_t)s->length << PAGE_SHIFT;
-            for (uint64_t q = (uint64_t)p * OS_PER_PAGE; q < ((uint64_t)p + s->length) * OS_PER_PAGE; q++)
+            /* more than MAX_SIZE requested: every OS page but the last */
+            for (uint64_t q = (uint64_t)p * OS_PER_PAGE; q < ((uint64_t)p + s->length) * OS_PER_PAGE; q++) {
                 live[q]++;
+                first[q] += q + 1 < ((uint64_t)p + s->length) * OS_PER_PAGE;
+            }
         } else if (s->location == LOC_NORMAL || s->location == LOC_RETURNED) {
             int ret = s->location == LOC_RETURNED;
             if (nres != s->nresident || (ret && nres))
@@ -1732,11 +1797,15 @@ int rs_tc_audit(const void *state, rs_err *err)
         p += s->length;
     }
     for (uint64_t q = 0; q < (uint64_t)st->top * OS_PER_PAGE; q++) {
-        if (live[q] != (st->osp[q] & OS_LIVE_MASK))
-            AUDIT_FAIL("OS page %llu: live %u, counted %u", (unsigned long long)q, st->osp[q] & OS_LIVE_MASK, live[q]);
-        if (live[q] && !(st->osp[q] & OS_RESIDENT))
+        /* requested sizes are not kept: the page's count lies between the
+         * objects whose first byte (or, large, a non-last page) is on it and
+         * the objects whose usable range overlaps it */
+        unsigned n = st->osp[q] & OS_LIVE_MASK;
+        if (n < first[q] || n > live[q])
+            AUDIT_FAIL("OS page %llu: live %u, counted %u..%u", (unsigned long long)q, n, first[q], live[q]);
+        if (n && !(st->osp[q] & OS_RESIDENT))
             AUDIT_FAIL("OS page %llu: live but not resident", (unsigned long long)q);
-        active += live[q] > 0;
+        active += n > 0;
     }
     if (resident != st->resident_pages || active != st->active_pages || allocated != st->allocated_bytes ||
         free_p != st->free_pages || unmapped_p != st->unmapped_pages || normal_res != st->normal_resident_pages ||
@@ -1764,6 +1833,7 @@ int rs_tc_audit(const void *state, rs_err *err)
 out:
     free(is_free);
     free(live);
+    free(first);
     free(span_free);
     return rc;
 }
