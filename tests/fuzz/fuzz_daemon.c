@@ -11,7 +11,7 @@
  * 2^64 - 1), a thread and an aux.  The records go through the trace writer
  * (which refuses what the format refuses: such a record is dropped, the
  * readers' side is fuzz_trace's) into a binary trace, replayed through the
- * real run wiring (rs_run_execute, sim/run.c: config, daemon, cache,
+ * real run wiring (rs_run_execute_opts, sim/run.c: config, daemon, cache,
  * layout, allocator, trim, sampler, engine, metrics).  A run may fail as
  * bad input (RS_EINPUT: a time past the run's reach, an mds op on an inode
  * the namespace does not hold, a model out of simulated memory); any other
