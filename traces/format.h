@@ -24,7 +24,9 @@
 #include "stream.h"
 #include "trace.h"
 
+#ifndef RS_TRACE_BUF_BYTES /* the fuzz build sets a smaller one (CMakeLists.txt) */
 #define RS_TRACE_BUF_BYTES ((size_t)1 << 20) /* reader and writer buffer */
+#endif
 #define RS_TRACE_BUF_MIN_BYTES ((size_t)64)  /* smallest reader buffer (tests) */
 
 #define RS_LIKELY(x) __builtin_expect(!!(x), 1)
