@@ -7,6 +7,7 @@
 #include "../models/alloc/alloc.h"
 #include "../models/daemon/daemon.h"
 #include "../traces/readahead.h"
+#include "../traces/sample.h"
 #include "../traces/trace.h"
 #include "alloc_tee.h"
 #include "engine.h"
@@ -75,6 +76,9 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     rs_alloc alloc = { 0 };
     void *dstate = NULL;
     rs_sampler smp = { 0 };
+    rs_config *scfg = NULL;          /* a sampled run's config: its cache sized for 1/k */
+    rs_sample_filter *filt = NULL;
+    uint32_t sample_k = 1;
     uint64_t end_ns = 0;
     int rc;
 
@@ -106,8 +110,20 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
                      trace_path, rs_trace_daemon(tr), daemon->name, daemon->trace_daemon);
         goto out;
     }
+    /* mds_sample_k (an mds daemon key, so the schema refuses it elsewhere):
+     * the records of 1/k of the directories, on a cache sized for them; the
+     * sampler scales the result back (traces/sample.h, docs/models.md) */
+    if (rs_config_raw(cfg, "mds_sample_k"))
+        sample_k = (uint32_t)rs_config_int(cfg, "mds_sample_k");
+    const rs_config *mcfg = cfg;
+    if (sample_k > 1) {
+        if ((rc = rs_config_clone(cfg, &scfg, err)) ||
+            (rc = rs_sample_scale_config(scfg, sample_k, parts.alloc->name, err)))
+            goto out;
+        mcfg = scfg;
+    }
     alloc.ops = parts.alloc;
-    if ((rc = alloc.ops->create(cfg, &alloc.state, err))) {
+    if ((rc = alloc.ops->create(mcfg, &alloc.state, err))) {
         alloc.ops = NULL;
         goto out;
     }
@@ -117,14 +133,18 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
             goto out;
         rs_alloc_tee_wrap(&alloc, &tee, emit);
     }
-    rs_daemon_env env = { .cfg = cfg, .engine = &eng, .alloc = &alloc };
+    smp = (rs_sampler){ .alloc = &alloc, .scale = sample_k };
+    if (sample_k > 1)
+        rs_sampler_fix(&smp);
+    rs_daemon_env env = { .cfg = mcfg, .engine = &eng, .alloc = &alloc };
     memcpy(env.parts, parts.parts, sizeof env.parts);
     if ((rc = daemon->create(&env, &dstate, err)))
         goto out;
-    smp = (rs_sampler){
-        .daemon = daemon, .daemon_state = dstate, .alloc = &alloc, .engine = &eng,
-        .result = r_res, .last_t_ns = UINT64_MAX,
-    };
+    smp.daemon = daemon;
+    smp.daemon_state = dstate;
+    smp.engine = &eng;
+    smp.result = r_res;
+    smp.last_t_ns = UINT64_MAX;
     if (alloc.ops->advance && tick_ns &&
         (rc = rs_engine_every(&eng, tick_ns, tick_ns, on_alloc_tick, &alloc, err)))
         goto out;
@@ -144,6 +164,8 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
             goto out;
         rs_readahead_source(ra, &src);
     }
+    if (sample_k > 1 && (rc = rs_sample_filter_new(&filt, sample_k, &src, &src, err)))
+        goto out;
     if ((rc = rs_engine_run(&eng, &src, daemon->op, daemon->prefetch, dstate,
                             tail_ns, &end_ns, err)))
         goto out;
@@ -184,6 +206,8 @@ out:
         alloc.ops->destroy(alloc.state);
     if (ra)
         rs_readahead_stop(ra);
+    rs_sample_filter_free(filt);
+    rs_config_free(scfg);
     if (tr)
         rs_trace_close(tr);
     rs_engine_release(&eng);

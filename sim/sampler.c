@@ -5,6 +5,45 @@
 #include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 
+/* A sampled run's sample, scaled to the whole namespace (docs/models.md,
+ * "Sampled MDS runs"): what grows with the cache times k; what a process
+ * has whatever its cache — base_bytes, the allocator's memory before its
+ * first allocation (fixed), its thread and transfer caches (bounded per
+ * thread and per size class, not per byte of heap) — as it is; the trim
+ * passes (one per interval) as they are. */
+static void scale_sample(rs_sample *r, const rs_sample *fixed, uint64_t k)
+{
+#define SCALE(f) r->f = r->f > fixed->f ? (r->f - fixed->f) * k + fixed->f : r->f
+    uint64_t keep = r->thread_cached_bytes + r->transfer_cached_bytes;
+    SCALE(accounted_bytes);
+    SCALE(untracked_bytes);
+    SCALE(requested_bytes);
+    SCALE(allocated_bytes);
+    SCALE(active_bytes);
+    SCALE(metadata_bytes);
+    SCALE(dirty_bytes);
+    SCALE(limit_bytes);
+    SCALE(items_count);
+    SCALE(trimmed_items_count);
+    SCALE(central_cached_bytes);
+    SCALE(pageheap_free_bytes);
+    SCALE(unmapped_bytes);
+    r->resident_bytes -= keep;
+    r->mapped_bytes -= keep;
+    r->heap_bytes -= r->heap_bytes >= keep ? keep : r->heap_bytes;
+    r->cached_bytes -= keep;
+    SCALE(resident_bytes);
+    SCALE(mapped_bytes);
+    SCALE(heap_bytes);
+    SCALE(cached_bytes);
+    r->resident_bytes += keep;
+    r->mapped_bytes += keep;
+    r->heap_bytes += r->heap_bytes ? keep : 0;
+    r->cached_bytes += keep;
+#undef SCALE
+    r->rss_bytes = r->resident_bytes + r->base_bytes;
+}
+
 int rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r, rs_err *err)
 {
     rs_daemon_stats d;
@@ -46,9 +85,25 @@ int rs_sampler_read(const rs_sampler *s, uint64_t now_ns, rs_sample *r, rs_err *
         .transfer_cached_bytes = a.transfer_cached_bytes,
         .pageheap_free_bytes = a.pageheap_free_bytes,
     };
+    if (s->scale > 1)
+        scale_sample(r, &s->fixed, s->scale);
     r->x = r->rss_bytes ? 1.0 - (double)r->accounted_bytes / (double)r->rss_bytes : 0.0;
     r->overshoot = r->limit_bytes ? (double)r->rss_bytes / (double)r->limit_bytes : 0.0;
     return 0;
+}
+
+void rs_sampler_fix(rs_sampler *s)
+{
+    rs_alloc_stats a;
+    s->alloc->ops->stats(s->alloc->state, &a);
+    s->fixed = (rs_sample){
+        .requested_bytes = a.requested_bytes, .allocated_bytes = a.allocated_bytes,
+        .active_bytes = a.active_bytes, .resident_bytes = a.resident_bytes,
+        .mapped_bytes = a.mapped_bytes, .metadata_bytes = a.metadata_bytes,
+        .cached_bytes = a.cached_bytes, .dirty_bytes = a.dirty_bytes, .heap_bytes = a.heap_bytes,
+        .unmapped_bytes = a.unmapped_bytes, .central_cached_bytes = a.central_cached_bytes,
+        .pageheap_free_bytes = a.pageheap_free_bytes,
+    };
 }
 
 void rs_sampler_fire(void *ctx, uint64_t now_ns)
@@ -74,13 +129,14 @@ int rs_sampler_metrics(rs_sampler *s, uint64_t end_ns, double steady_from, uint6
     rs_daemon_stats d;
 
     s->daemon->stats(s->daemon_state, &d);
+    const uint64_t k = s->scale > 1 ? s->scale : 1;
     const rs_run_totals tot = {
-        .limit_bytes = d.limit_bytes,
-        .accounted_peak_bytes = d.accounted_peak_bytes,
-        .items_peak_count = d.items_peak_count,
+        .limit_bytes = d.limit_bytes * k,
+        .accounted_peak_bytes = d.accounted_peak_bytes * k,
+        .items_peak_count = d.items_peak_count * k,
         .trims_count = d.trim.trims_count,
-        .trimmed_items_count = d.trim.trimmed_items_count,
-        .trimmed_bytes = d.trim.trimmed_bytes,
+        .trimmed_items_count = d.trim.trimmed_items_count * k,
+        .trimmed_bytes = d.trim.trimmed_bytes * k,
     };
     return rs_result_metrics(s->result, &tot, end_ns, steady_from, events, err);
 }

@@ -34,7 +34,17 @@ typedef struct rs_sampler {
     rs_engine *engine;
     rs_result *result;
     uint64_t last_t_ns; /* time of the last sample taken, UINT64_MAX before any */
+    /* a sampled run's k (mds_sample_k; 0 or 1: none): every byte and item
+     * count of a sample but base_bytes, and the limit, are multiplied by
+     * it, so x and rss/limit are the full run's estimates (docs/models.md,
+     * "Sampled MDS runs") */
+    uint32_t scale;
+    rs_sample fixed;    /* the allocator's stats before its first allocation (rs_sampler_fix) */
 } rs_sampler;
+
+/* Take the allocator's stats now, before the daemon allocates anything: a
+ * sampled run does not scale them (its per-process memory). */
+void rs_sampler_fix(rs_sampler *s);
 
 /* Read one sample at now_ns (no side effects on the models).  RS_EINTERNAL
  * when the allocator model's stats break their ordering (a wrapped counter). */

@@ -208,6 +208,11 @@ static const rs_param params[] = {
              "estimate, 0 = none" },
     { .key = "mds_journal_event_bytes", .type = RS_PT_SIZE, .def = "4K",
       .doc = "rssim: untracked bytes of the journal event of a namespace change; estimate, 0 = none" },
+    { .key = "mds_sample_k", .type = RS_PT_INT, .def = "1",
+      .doc = "rssim: replay the records of 1/k of the trace's directories on a cache sized for "
+             "them and scale the result by k (read by sim/run.c, not by this model; "
+             "traces/sample.h, docs/models.md \"Sampled MDS runs\"); 1 = every record",
+      .range = "[1, 4096]" },
     RS_MDS_BASE_PARAMS,
     { .key = NULL },
 };

@@ -311,6 +311,27 @@ static int vars_add_bytes(char *vars, const dat_out *o, rs_err *err)
                     o->bytes_max, o->rss_resident_max, o->t_max_ns);
 }
 
+/* A sampled run's key (mds_sample_k > 1): its value in *k (0: not sampled). */
+static int sample_k_of(void *ctx, const char *key, const char *value, rs_err *err)
+{
+    (void)err;
+    if (!strcmp(key, "mds_sample_k") && value)
+        *(long *)ctx = strtol(value, NULL, 10);
+    return 0;
+}
+
+/* Append ", sampled 1/k of directories" to title when run id was sampled:
+ * a sampled result is said to be one wherever it is shown. */
+static int title_sampled(rs_store *st, int64_t id, char *title, size_t cap, rs_err *err)
+{
+    long k = 0;
+    int rc = rs_query_params(st, id, sample_k_of, &k, err);
+    size_t n = strlen(title);
+    if (!rc && k > 1 && n < cap)
+        snprintf(title + n, cap - n, ", sampled 1/%ld of directories", k);
+    return rc;
+}
+
 /* One run's samples: every column (breakdown) or the timeseries' (narrow). */
 static int samples_write(rs_store *st, int64_t id, const char *dat, char *vars, int narrow,
                          rs_err *err)
@@ -334,7 +355,8 @@ static int samples_write(rs_store *st, int64_t id, const char *dat, char *vars, 
              run.preset ? run.preset : "no preset", run.label && *run.label ? ", " : "",
              run.label && *run.label ? run.label : "");
     rs_query_run_release(&run);
-    if ((rc = vars_add_string(vars, "title", title, err)))
+    if ((rc = title_sampled(st, id, title, sizeof title, err)) ||
+        (rc = vars_add_string(vars, "title", title, err)))
         return rc;
 
     if (!(o.f = fopen(dat, "w")))
@@ -839,7 +861,8 @@ static int overshoot_write(rs_store *st, int64_t id, const char *dat, char *vars
     FILE *f = NULL;
     int rc, nseries = 0, numeric = 1;
 
-    if ((rc = sweep_read(st, id, metric_names, M_COUNT, &d, title, sizeof title, err)))
+    if ((rc = sweep_read(st, id, metric_names, M_COUNT, &d, title, sizeof title, err)) ||
+        (d.npts && (rc = title_sampled(st, d.pts[0].run_id, title, sizeof title, err))))
         goto out;
     /* x: the limit when a varied key maps onto it; else (a sweep of alloc=,
      * say, at one limit) the first varied key, its values as labels */

@@ -43,6 +43,9 @@ int rs_cli_per_item(rs_store *st, long long run_id, const rs_config *cfg, rs_res
         printf("  per cached %-5s  none cached at the end of the run\n", items[i].item);
         return 0;
     }
+    /* a sampled run's count is of 1/k of the namespace; its samples are scaled */
+    if (!strcmp(daemon, "mds") && rs_config_raw(cfg, "mds_sample_k"))
+        n *= (double)rs_config_int(cfg, "mds_sample_k");
     const rs_sample *s = &res->samples[res->nsamples - 1];
     double rss = ((double)s->rss_bytes - (double)s->base_bytes) / n;
     double acc = (double)s->accounted_bytes / n;
