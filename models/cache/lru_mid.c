@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/base/mem.h"
+
 #define NIL UINT32_MAX
 #define PINNED 4u
 
@@ -23,9 +25,9 @@ void rs_lru_mid_init(rs_lru_mid *l, double midpoint)
 
 void rs_lru_mid_release(rs_lru_mid *l)
 {
-    free(l->prev);
-    free(l->next);
-    free(l->where);
+    rs_mem_free(l->prev);
+    rs_mem_free(l->next);
+    rs_mem_free(l->where);
     memset(l, 0, sizeof *l);
 }
 
@@ -36,13 +38,13 @@ static int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
     uint32_t cap = l->cap ? l->cap : 1024;
     while (cap <= id)
         cap *= 2;
-    uint32_t *p = realloc(l->prev, (size_t)cap * sizeof *p);
+    uint32_t *p = rs_mem_realloc(l->prev, (size_t)cap * sizeof *p);
     if (p)
         l->prev = p;
-    uint32_t *n = p ? realloc(l->next, (size_t)cap * sizeof *n) : NULL;
+    uint32_t *n = p ? rs_mem_realloc(l->next, (size_t)cap * sizeof *n) : NULL;
     if (n)
         l->next = n;
-    uint8_t *w = n ? realloc(l->where, cap) : NULL;
+    uint8_t *w = n ? rs_mem_realloc(l->where, cap) : NULL;
     if (!w)
         return rs_fail(err, RS_ENOMEM, "out of memory for an lru of %u items", cap);
     memset(w + l->cap, 0, cap - l->cap);

@@ -47,6 +47,7 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../../sim/base/mem.h"
 #include "../cache/lookahead.h"
 #include "../cache/lru_mid.h"
 #include "../layout/mds_layout.h"
@@ -226,14 +227,14 @@ static uint32_t find(const mds *m, uint64_t ino)
 }
 
 /* Room for one more record in an array of `size`-byte records that holds
- * `used` of `*cap`: doubled (from 1024) when full.  The array, or NULL with
- * *cap untouched. */
+ * `used` of `*cap`: doubled (from 1024) when full, on huge pages once large
+ * (sim/base/mem.h).  The array, or NULL with *cap untouched. */
 static void *grow(void *arr, uint32_t used, uint32_t *cap, size_t size)
 {
     if (used < *cap)
         return arr;
     uint32_t ncap = *cap ? *cap * 2 : 1024;
-    void *p = ncap > *cap ? realloc(arr, (size_t)ncap * size) : NULL;
+    void *p = ncap > *cap ? rs_mem_realloc(arr, (size_t)ncap * size) : NULL;
     if (p)
         *cap = ncap;
     return p;
@@ -1104,8 +1105,8 @@ static void mds_destroy(void *state)
         free(m->cl[i]);
     free(m->cl);
     free(m->order);
-    free(m->cap);
-    free(m->ino);
+    rs_mem_free(m->cap);
+    rs_mem_free(m->ino);
     rs_idmap_release(&m->inos);
     rs_mds_base_destroy(m->base);
     free(m);
