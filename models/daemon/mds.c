@@ -40,7 +40,7 @@
  * journal expiry's writes live on the I/O thread (2: Objecter, messenger).
  * Memory of the simulator: 40 B per inode record + 8-byte hash slots at
  * load <= 3/4, and per cached object the object table's 16 + 5 x 8 B and the
- * LRU's 9 B; 40 B per capability.
+ * two LRUs' 12 B each; 40 B per capability.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -1056,8 +1056,7 @@ static void mds_prefetch(void *state, const rs_rec *rec, rs_memo *memo, int stag
         if (r->oid != NIL) {
             rs_objects_prefetch(&m->objs, r->oid, 0);
             if (r->oid < m->lru.cap) {
-                __builtin_prefetch(&m->lru.prev[r->oid]);
-                __builtin_prefetch(&m->lru.next[r->oid]);
+                __builtin_prefetch(&m->lru.n[r->oid]);
             }
         }
         if (unlink && r->dir_oid != NIL)
@@ -1065,11 +1064,11 @@ static void mds_prefetch(void *state, const rs_rec *rec, rs_memo *memo, int stag
         return;
     }
     if (stage == 3 && rec->op == RS_OP_LOOKUP && r->oid != NIL && r->oid < m->lru.cap) {
-        uint32_t pv = m->lru.prev[r->oid], nx = m->lru.next[r->oid];
+        uint32_t pv = m->lru.n[r->oid].prev, nx = m->lru.n[r->oid].next;
         if (pv < m->lru.cap)
-            __builtin_prefetch(&m->lru.next[pv], 1);
+            __builtin_prefetch(&m->lru.n[pv], 1);
         if (nx < m->lru.cap)
-            __builtin_prefetch(&m->lru.prev[nx], 1);
+            __builtin_prefetch(&m->lru.n[nx], 1);
         return;
     }
     if (!unlink)
