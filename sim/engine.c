@@ -10,6 +10,7 @@ void rs_engine_init(rs_engine *eng)
 {
     memset(eng, 0, sizeof *eng);
     rs_evq_init(&eng->q);
+    eng->prefetch_stages = 3;
 }
 
 void rs_engine_release(rs_engine *eng)
@@ -106,8 +107,9 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
                   rs_prefetch_fn prefetch, void *ctx, uint64_t tail_ns, uint64_t *r_end_ns,
                   rs_err *err)
 {
-    enum { N = RS_ENGINE_LOOKAHEAD, MASK = N - 1, MID = N / 2, NEAR = N / 4 };
-    _Static_assert((N & MASK) == 0, "lookahead must be a power of two");
+    enum { N = RS_ENGINE_LOOKAHEAD, MASK = N - 1, MID = N / 2, NEAR = N / 4, NEARER = N / 8, NEXT = N / 16 };
+    _Static_assert((N & MASK) == 0 && NEXT >= 1, "lookahead must be a power of two, >= 16");
+    const int stages = eng->prefetch_stages;
     rs_rec ring[N];
     rs_memo memo[N];  /* the prefetch hook's notes on each buffered record */
     uint64_t line[N]; /* where each buffered record came from, for messages */
@@ -146,6 +148,10 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
             prefetch(ctx, &ring[(head + MID) & MASK], &memo[(head + MID) & MASK], 1);
         if (prefetch && head + NEAR < tail)
             prefetch(ctx, &ring[(head + NEAR) & MASK], &memo[(head + NEAR) & MASK], 2);
+        if (stages > 3 && prefetch && head + NEARER < tail)
+            prefetch(ctx, &ring[(head + NEARER) & MASK], &memo[(head + NEARER) & MASK], 3);
+        if (stages > 4 && prefetch && head + NEXT < tail)
+            prefetch(ctx, &ring[(head + NEXT) & MASK], &memo[(head + NEXT) & MASK], 4);
         eng->now_ns = rec->t_ns;
         last_ns = rec->t_ns;
         eng->events++;

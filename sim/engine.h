@@ -40,6 +40,10 @@ typedef struct rs_engine {
     uint64_t horizon_ns;
     const char *horizon_why; /* what sets the horizon, for the message */
     uint64_t periodic_events; /* periodic timer callbacks fired (bounded, below) */
+    /* Prefetch stages the record handler takes (rs_prefetch_fn): 3 after
+     * rs_engine_init; a daemon whose records chain more misses may ask for
+     * up to RS_ENGINE_PREFETCH_STAGES. */
+    int prefetch_stages;
 } rs_engine;
 
 /* The most periodic timer callbacks one run may fire (a trim every
@@ -63,12 +67,15 @@ typedef struct rs_memo {
 typedef int (*rs_rec_fn)(void *ctx, const rs_rec *rec, const rs_memo *memo, rs_err *err);
 /* Optional hint: rec will be handled soon.  stage 0 is called
  * RS_ENGINE_LOOKAHEAD records ahead, stage 1 half as far, stage 2 a quarter
- * as far (each stage may read what the previous one fetched); a handler may
+ * as far, and, when eng->prefetch_stages asks for them, stage 3 an eighth
+ * and stage 4 a sixteenth as far (the next record); each stage may read
+ * what the previous one fetched; a handler may
  * prefetch the memory it will touch (a hint only: state may change first)
  * and note in memo what it worked out. */
 typedef void (*rs_prefetch_fn)(void *ctx, const rs_rec *rec, rs_memo *memo, int stage);
 
 #define RS_ENGINE_LOOKAHEAD 16
+#define RS_ENGINE_PREFETCH_STAGES 5
 
 void rs_engine_init(rs_engine *eng);
 void rs_engine_release(rs_engine *eng);

@@ -164,7 +164,7 @@ static void test_hold(void)
 /* Each record's memo starts zero, and what its prefetch stages write
  * reaches its later stages and its handler, never another record's. */
 typedef struct memo_ctx {
-    unsigned nrec, bad, staged[3];
+    unsigned nrec, bad, staged[RS_ENGINE_PREFETCH_STAGES], all; /* all: every stage's bit */
 } memo_ctx;
 
 static void memo_prefetch(void *p, const rs_rec *rec, rs_memo *memo, int stage)
@@ -184,21 +184,22 @@ static int memo_rec(void *p, const rs_rec *rec, const rs_memo *memo, rs_err *err
     memo_ctx *c = p;
     (void)err;
     c->bad += memo == NULL || memo->word[0] != rec->key || !(memo->word[1] & 1);
-    /* all three stages ran for every record but the first few, which were
-     * already nearer than a stage's distance when the run began */
-    c->bad += rec->key > RS_ENGINE_LOOKAHEAD / 2 && memo->word[1] != 7;
+    /* every stage asked for ran, in order, for every record but the first
+     * few, which were already nearer than a stage's distance when the run
+     * began */
+    c->bad += rec->key > RS_ENGINE_LOOKAHEAD / 2 && memo->word[1] != c->all;
     c->nrec++;
     return 0;
 }
 
-static void test_memo(void)
+static void test_memo(int stages)
 {
     char path[512];
     rs_trace_writer *w;
     rs_trace *tr = NULL;
     rs_engine eng;
     rs_err err = { 0 };
-    memo_ctx c = { 0 };
+    memo_ctx c = { .all = (1u << stages) - 1 };
     const char *dir = getenv("TMPDIR");
     snprintf(path, sizeof path, "%s/rssim-test-memo-%d.tsv", dir && *dir ? dir : "/tmp", (int)getpid());
     CHECK(rs_trace_writer_open(&w, path, "text", "kv", &err) == 0);
@@ -208,12 +209,20 @@ static void test_memo(void)
     }
     CHECK(rs_trace_writer_close(w, &err) == 0);
     rs_engine_init(&eng);
+    CHECK(eng.prefetch_stages == 3); /* the default */
+    if (stages)
+        eng.prefetch_stages = stages;
+    else
+        c.all = 7;
     CHECK(rs_trace_open(&tr, path, &err) == 0);
     CHECK(rs_engine_run(&eng, src_of(tr), memo_rec, memo_prefetch, &c, 0, NULL, &err) == 0);
     CHECK_EQ_U64(c.nrec, 1000);
     CHECK_EQ_U64(c.staged[0], 1000);
     CHECK_EQ_U64(c.staged[1], 1000 - RS_ENGINE_LOOKAHEAD / 2);
     CHECK_EQ_U64(c.staged[2], 1000 - RS_ENGINE_LOOKAHEAD / 4);
+    /* stages 3 and 4 (an eighth, a sixteenth of the lookahead) only when asked */
+    CHECK_EQ_U64(c.staged[3], stages > 3 ? 1000 - RS_ENGINE_LOOKAHEAD / 8 : 0);
+    CHECK_EQ_U64(c.staged[4], stages > 4 ? 1000 - RS_ENGINE_LOOKAHEAD / 16 : 0);
     CHECK_MSG(c.bad == 0, "%u memos wrong", c.bad);
     rs_trace_close(tr);
     rs_engine_release(&eng);
@@ -222,7 +231,9 @@ static void test_memo(void)
 
 int main(void)
 {
-    test_memo();
+    test_memo(0);
+    test_memo(4);
+    test_memo(RS_ENGINE_PREFETCH_STAGES);
     test_hold();
     test_work_keeps_run_alive(0, 0);
     test_work_keeps_run_alive(1, 0);

@@ -154,7 +154,7 @@ static void test_lru_hand(void)
         rs_lru_mid_insert_mid(&l, i, 0, &err);
     rs_lru_mid_pin(&l, 1);
     rs_oid v = rs_lru_mid_next_expire(&l);
-    CHECK(v != 1 && (l.where[1] & 3) == RS_LRU_PINTAIL);
+    CHECK(v != 1 && (l.n[1].where & 3) == RS_LRU_PINTAIL);
     rs_lru_mid_unpin(&l, 1);
     CHECK(rs_lru_mid_next_expire(&l) == 1);
     rs_lru_mid_release(&l);
@@ -278,7 +278,7 @@ static void test_lru_random(void)
             for (int w = 1; w <= 3; w++) {
                 bad += (uint64_t)n.len[w] != l.list[w].size;
                 uint32_t x = l.list[w].head;
-                for (int i = 0; i < n.len[w] && x != UINT32_MAX; i++, x = l.next[x])
+                for (int i = 0; i < n.len[w] && x != UINT32_MAX; i++, x = l.n[x].next)
                     bad += (rs_oid)n.list[w][i] != x;
             }
         }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/base/mem.h"
+
 #define NIL UINT32_MAX
 #define PINNED 4u
 
@@ -23,9 +25,7 @@ void rs_lru_mid_init(rs_lru_mid *l, double midpoint)
 
 void rs_lru_mid_release(rs_lru_mid *l)
 {
-    free(l->prev);
-    free(l->next);
-    free(l->where);
+    rs_mem_free(l->n);
     memset(l, 0, sizeof *l);
 }
 
@@ -36,63 +36,57 @@ static int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
     uint32_t cap = l->cap ? l->cap : 1024;
     while (cap <= id)
         cap *= 2;
-    uint32_t *p = realloc(l->prev, (size_t)cap * sizeof *p);
-    if (p)
-        l->prev = p;
-    uint32_t *n = p ? realloc(l->next, (size_t)cap * sizeof *n) : NULL;
-    if (n)
-        l->next = n;
-    uint8_t *w = n ? realloc(l->where, cap) : NULL;
-    if (!w)
+    rs_lru_mid_node *n = rs_mem_realloc(l->n, (size_t)cap * sizeof *n);
+    if (!n)
         return rs_fail(err, RS_ENOMEM, "out of memory for an lru of %u items", cap);
-    memset(w + l->cap, 0, cap - l->cap);
-    l->where = w;
+    memset(n + l->cap, 0, (size_t)(cap - l->cap) * sizeof *n);
+    l->n = n;
     l->cap = cap;
     return 0;
 }
 
 static void unlink_(rs_lru_mid *l, rs_oid id)
 {
-    rs_lru_mid_list *li = &l->list[l->where[id] & 3];
-    uint32_t p = l->prev[id], n = l->next[id];
+    rs_lru_mid_list *li = &l->list[l->n[id].where & 3];
+    uint32_t p = l->n[id].prev, n = l->n[id].next;
     if (p != NIL)
-        l->next[p] = n;
+        l->n[p].next = n;
     else
         li->head = n;
     if (n != NIL)
-        l->prev[n] = p;
+        l->n[n].prev = p;
     else
         li->tail = p;
     li->size--;
-    l->where[id] &= PINNED;
+    l->n[id].where &= PINNED;
 }
 
 static void push_front(rs_lru_mid *l, int which, rs_oid id)
 {
     rs_lru_mid_list *li = &l->list[which];
-    l->prev[id] = NIL;
-    l->next[id] = li->head;
+    l->n[id].prev = NIL;
+    l->n[id].next = li->head;
     if (li->head != NIL)
-        l->prev[li->head] = id;
+        l->n[li->head].prev = id;
     else
         li->tail = id;
     li->head = id;
     li->size++;
-    l->where[id] = (uint8_t)((l->where[id] & PINNED) | (unsigned)which);
+    l->n[id].where = (uint8_t)((l->n[id].where & PINNED) | (unsigned)which);
 }
 
 static void push_back(rs_lru_mid *l, int which, rs_oid id)
 {
     rs_lru_mid_list *li = &l->list[which];
-    l->next[id] = NIL;
-    l->prev[id] = li->tail;
+    l->n[id].next = NIL;
+    l->n[id].prev = li->tail;
     if (li->tail != NIL)
-        l->next[li->tail] = id;
+        l->n[li->tail].next = id;
     else
         li->head = id;
     li->tail = id;
     li->size++;
-    l->where[id] = (uint8_t)((l->where[id] & PINNED) | (unsigned)which);
+    l->n[id].where = (uint8_t)((l->n[id].where & PINNED) | (unsigned)which);
 }
 
 /* xlist::push_front/back of an item already on a list moves it. */
@@ -124,7 +118,7 @@ static int insert(rs_lru_mid *l, int which, rs_oid id, int pinned, rs_err *err)
     int rc = reserve(l, id, err);
     if (rc)
         return rc;
-    l->where[id] = pinned ? PINNED : 0;
+    l->n[id].where = pinned ? PINNED : 0;
     if (pinned)
         l->num_pinned++;
     push_front(l, which, id);
@@ -152,28 +146,28 @@ void rs_lru_mid_remove(rs_lru_mid *l, rs_oid id)
 {
     if (!rs_lru_mid_holds(l, id))
         return;
-    if (l->where[id] & PINNED)
+    if (l->n[id].where & PINNED)
         l->num_pinned--;
     unlink_(l, id);
-    l->where[id] = 0;
+    l->n[id].where = 0;
     adjust(l);
 }
 
 void rs_lru_mid_pin(rs_lru_mid *l, rs_oid id)
 {
-    if (l->where[id] & PINNED)
+    if (l->n[id].where & PINNED)
         return;
-    l->where[id] |= PINNED;
+    l->n[id].where |= PINNED;
     l->num_pinned++;
 }
 
 void rs_lru_mid_unpin(rs_lru_mid *l, rs_oid id)
 {
-    if (!(l->where[id] & PINNED))
+    if (!(l->n[id].where & PINNED))
         return;
-    l->where[id] &= (uint8_t)~PINNED;
+    l->n[id].where &= (uint8_t)~PINNED;
     l->num_pinned--;
-    if ((l->where[id] & 3) == RS_LRU_PINTAIL) {
+    if ((l->n[id].where & 3) == RS_LRU_PINTAIL) {
         move_back(l, RS_LRU_BOTTOM, id); /* lru_bottouch */
         adjust(l);
     }
@@ -185,7 +179,7 @@ rs_oid rs_lru_mid_next_expire(rs_lru_mid *l)
     for (int which = RS_LRU_BOTTOM; which >= RS_LRU_TOP; which--) {
         while (l->list[which].tail != NIL) {
             rs_oid id = l->list[which].tail;
-            if (!(l->where[id] & PINNED))
+            if (!(l->n[id].where & PINNED))
                 return id;
             move_front(l, RS_LRU_PINTAIL, id);
         }
@@ -195,12 +189,12 @@ rs_oid rs_lru_mid_next_expire(rs_lru_mid *l)
 
 rs_oid rs_lru_mid_peek_after(const rs_lru_mid *l, rs_oid id)
 {
-    unsigned which = l->where[id] & 3;
+    unsigned which = l->n[id].where & 3;
     if (which != RS_LRU_TOP && which != RS_LRU_BOTTOM)
         return RS_OID_NONE;
     /* a hint: give up after a run of pinned items rather than walk it */
     unsigned steps = 0;
-    for (uint32_t x = l->prev[id]; steps < 32; x = l->prev[x], steps++) {
+    for (uint32_t x = l->n[id].prev; steps < 32; x = l->n[x].prev, steps++) {
         if (x == NIL) {
             if (which == RS_LRU_TOP)
                 return RS_OID_NONE;
@@ -209,7 +203,7 @@ rs_oid rs_lru_mid_peek_after(const rs_lru_mid *l, rs_oid id)
             if (x == NIL)
                 return RS_OID_NONE;
         }
-        if (!(l->where[x] & PINNED))
+        if (!(l->n[x].where & PINNED))
             return x;
     }
     return RS_OID_NONE;

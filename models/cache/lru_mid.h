@@ -12,7 +12,7 @@
  *
  * The MDS uses two of these: `lru` (midpoint mds_cache_mid, 0.7) and
  * `bottom_lru` (midpoint 0) for null and stray dentries.  Links are u32
- * indices in arrays indexed by oid: 9 bytes per object id.
+ * indices in one array of nodes indexed by oid: 12 bytes per object id.
  */
 #ifndef RS_LRU_MID_H
 #define RS_LRU_MID_H
@@ -29,9 +29,15 @@ typedef struct rs_lru_mid_list {
     uint64_t size;
 } rs_lru_mid_list;
 
+/* One item's links and list, together: a touch or a removal reads and
+ * writes them at once (one cache line, not three). */
+typedef struct rs_lru_mid_node {
+    uint32_t prev, next;
+    uint8_t where;         /* list (RS_LRU_*) | 4 when pinned */
+} rs_lru_mid_node;
+
 typedef struct rs_lru_mid {
-    uint32_t *prev, *next; /* [cap] */
-    uint8_t *where;        /* [cap]: list (RS_LRU_*) | 4 when pinned */
+    rs_lru_mid_node *n;    /* [cap] */
     uint32_t cap;
     rs_lru_mid_list list[4]; /* [1..3] used */
     uint64_t num_pinned;     /* pinned items held (any list) */
@@ -61,12 +67,12 @@ rs_oid rs_lru_mid_next_expire(rs_lru_mid *l);
 
 static inline int rs_lru_mid_holds(const rs_lru_mid *l, rs_oid id)
 {
-    return id < l->cap && (l->where[id] & 3) != RS_LRU_NONE;
+    return id < l->cap && (l->n[id].where & 3) != RS_LRU_NONE;
 }
 
 static inline int rs_lru_mid_is_pinned(const rs_lru_mid *l, rs_oid id)
 {
-    return id < l->cap && (l->where[id] & 4);
+    return id < l->cap && (l->n[id].where & 4);
 }
 
 static inline uint64_t rs_lru_mid_size(const rs_lru_mid *l)

@@ -40,13 +40,14 @@
  * journal expiry's writes live on the I/O thread (2: Objecter, messenger).
  * Memory of the simulator: 40 B per inode record + 8-byte hash slots at
  * load <= 3/4, and per cached object the object table's 16 + 5 x 8 B and the
- * LRU's 9 B; 40 B per capability.
+ * two LRUs' 12 B each; 40 B per capability.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../../sim/base/mem.h"
 #include "../cache/lookahead.h"
 #include "../cache/lru_mid.h"
 #include "../layout/mds_layout.h"
@@ -231,14 +232,14 @@ static uint32_t find(const mds *m, uint64_t ino)
 }
 
 /* Room for one more record in an array of `size`-byte records that holds
- * `used` of `*cap`: doubled (from 1024) when full.  The array, or NULL with
- * *cap untouched. */
+ * `used` of `*cap`: doubled (from 1024) when full, on huge pages once large
+ * (sim/base/mem.h).  The array, or NULL with *cap untouched. */
 static void *grow(void *arr, uint32_t used, uint32_t *cap, size_t size)
 {
     if (used < *cap)
         return arr;
     uint32_t ncap = *cap ? *cap * 2 : 1024;
-    void *p = ncap > *cap ? realloc(arr, (size_t)ncap * size) : NULL;
+    void *p = ncap > *cap ? rs_mem_realloc(arr, (size_t)ncap * size) : NULL;
     if (p)
         *cap = ncap;
     return p;
@@ -992,6 +993,107 @@ static int mds_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *e
     return rc;
 }
 
+/* The memo mds_prefetch keeps on a record: word[0] the namespace indices
+ * stage 1 guessed for rec->key (low half) and for its parent (high half),
+ * word[1] MEMO_GUESSED.  Guesses are hints only (the namespace may change
+ * before the record runs): the op looks both up again. */
+#define MEMO_GUESSED 1u
+
+/* Does op name a parent directory in size_bytes that the op looks up? */
+static int op_has_parent(unsigned op)
+{
+    return op == RS_OP_CREATE || op == RS_OP_MKDIR || op == RS_OP_UNLINK || op == RS_OP_RMDIR ||
+           op == RS_OP_LOOKUP;
+}
+
+/* Prefetch of the allocations of cached object id, or of cap k, at an
+ * allocator stage (alloc.h): what an unlink frees. */
+static void prefetch_cap_allocs(const mds *m, uint32_t k, int stage)
+{
+    if (k >= m->ncap_used || !m->alloc->ops->prefetch)
+        return;
+    for (unsigned i = 0; i < 2; i++)
+        if (m->cap[k].addr[i])
+            m->alloc->ops->prefetch(m->alloc->state, m->cap[k].addr[i], stage);
+}
+
+/* rec is coming (sim/engine.h; five stages, mds_create asks the engine for
+ * them): stage 0 fetches the inode table's slots for its inode and parent,
+ * stage 1 the inode records they name, stage 2 what the inode points to —
+ * its first cap, its cached object's record and addresses, its LRU links;
+ * stage 3 the LRU neighbours a LOOKUP's touch rewrites and, for an unlink,
+ * the cap's client-list neighbours and the allocator's page-map entries of
+ * what it frees; stage 4 the allocator's span records of those.  A replay
+ * is memory-latency bound: these are the misses an op would otherwise take
+ * one after another. */
+static void mds_prefetch(void *state, const rs_rec *rec, rs_memo *memo, int stage)
+{
+    const mds *m = state;
+    int parent = op_has_parent(rec->op);
+    if (stage == 0) {
+        rs_idmap_prefetch(&m->inos, rs_hash64(rec->key));
+        if (parent)
+            rs_idmap_prefetch(&m->inos, rs_hash64(rec->size_bytes));
+        return;
+    }
+    if (stage == 1) {
+        uint32_t idx = rs_idmap_guess(&m->inos, rec->key, rs_hash64(rec->key));
+        uint32_t p = parent ? rs_idmap_guess(&m->inos, rec->size_bytes, rs_hash64(rec->size_bytes))
+                            : RS_IDMAP_NONE;
+        if (idx != RS_IDMAP_NONE)
+            __builtin_prefetch(&m->ino[idx]);
+        if (p != RS_IDMAP_NONE)
+            __builtin_prefetch(&m->ino[p]);
+        memo->word[0] = (uint64_t)p << 32 | idx;
+        memo->word[1] = MEMO_GUESSED;
+        return;
+    }
+    if (!(memo->word[1] & MEMO_GUESSED))
+        return;
+    uint32_t idx = (uint32_t)memo->word[0];
+    if (idx == RS_IDMAP_NONE || idx >= m->nino)
+        return;
+    const ino_rec *r = &m->ino[idx];
+    int unlink = rec->op == RS_OP_UNLINK || rec->op == RS_OP_RMDIR;
+    if (stage == 2) {
+        if (r->caps != NIL)
+            __builtin_prefetch(&m->cap[r->caps]);
+        if (r->oid != NIL) {
+            rs_objects_prefetch(&m->objs, r->oid, 0);
+            if (r->oid < m->lru.cap) {
+                __builtin_prefetch(&m->lru.n[r->oid]);
+            }
+        }
+        if (unlink && r->dir_oid != NIL)
+            rs_objects_prefetch(&m->objs, r->dir_oid, 0);
+        return;
+    }
+    if (stage == 3 && rec->op == RS_OP_LOOKUP && r->oid != NIL && r->oid < m->lru.cap) {
+        uint32_t pv = m->lru.n[r->oid].prev, nx = m->lru.n[r->oid].next;
+        if (pv < m->lru.cap)
+            __builtin_prefetch(&m->lru.n[pv], 1);
+        if (nx < m->lru.cap)
+            __builtin_prefetch(&m->lru.n[nx], 1);
+        return;
+    }
+    if (!unlink)
+        return;
+    if (r->oid != NIL)
+        rs_objects_prefetch(&m->objs, r->oid, stage - 2);
+    if (r->dir_oid != NIL)
+        rs_objects_prefetch(&m->objs, r->dir_oid, stage - 2);
+    if (r->caps != NIL) {
+        const cap_rec *cp = &m->cap[r->caps];
+        if (stage == 3) {
+            if (cp->prev != NIL)
+                __builtin_prefetch(&m->cap[cp->prev], 1);
+            if (cp->next != NIL)
+                __builtin_prefetch(&m->cap[cp->next], 1);
+        }
+        prefetch_cap_allocs(m, r->caps, stage - 3);
+    }
+}
+
 /* ------------------------------------------------------------ life cycle */
 
 static void mds_destroy(void *state)
@@ -1007,8 +1109,8 @@ static void mds_destroy(void *state)
         free(m->cl[i]);
     free(m->cl);
     free(m->order);
-    free(m->cap);
-    free(m->ino);
+    rs_mem_free(m->cap);
+    rs_mem_free(m->ino);
     rs_idmap_release(&m->inos);
     rs_mds_base_destroy(m->base);
     free(m);
@@ -1069,6 +1171,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     if (!m)
         return rs_fail(err, RS_ENOMEM, "out of memory for daemon mds");
     m->eng = env->engine;
+    m->eng->prefetch_stages = RS_ENGINE_PREFETCH_STAGES;
     m->alloc = env->alloc;
     m->ino_free = m->cap_free = NIL;
     rs_lru_mid_init(&m->lru, rs_config_double(env->cfg, "mds_cache_mid"));
@@ -1188,7 +1291,7 @@ const rs_daemon_ops rs_daemon_mds = {
     .create = mds_create,
     .destroy = mds_destroy,
     .op = mds_op,
-    .prefetch = NULL,
+    .prefetch = mds_prefetch,
     .stats = mds_stats,
     .metrics = mds_metrics,
 };
