@@ -896,6 +896,10 @@ int cmd_plan(int argc, char **argv)
                 char t[32], u[32], r2[32];
                 fmt_bytes(pr.tol_bytes, t, sizeof t);
                 fmt_bytes(pr.unsafe_bytes, u, sizeof u);
+                if (strcmp(a, u) == 0) { /* a step inside the last digit: say it in MiB */
+                    snprintf(a, sizeof a, "%.0f MiB", pr.limit_bytes / MiB);
+                    snprintf(u, sizeof u, "%.0f MiB", pr.unsafe_bytes / MiB);
+                }
                 fmt_bytes((double)ram, r2, sizeof r2);
                 snprintf(rp.verdict, sizeof rp.verdict,
                          "safe: %lld %s at %s=%s, %s %s of %s (%.0f%% headroom)%s%s%s%s",
