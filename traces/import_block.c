@@ -44,13 +44,11 @@ static int line_fail(const reader *rd, rs_err *err, const char *fmt, ...)
 
 static int line_fail(const reader *rd, rs_err *err, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
-
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = rs_vfail_at(err, rd->path, rd->line, fmt, ap);
     va_end(ap);
-    return rs_fail(err, RS_EINPUT, "%s:%llu: %s", rd->path, (unsigned long long)rd->line, msg);
+    return rc;
 }
 
 /* A decimal integer with an optional sign into *r_v: the field's value must

@@ -110,12 +110,11 @@ static int fail(const st *s, rs_err *err, const char *fmt, ...) __attribute__((f
 
 static int fail(const st *s, rs_err *err, const char *fmt, ...)
 {
-    char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = rs_vfail_at(err, s->path, s->line, fmt, ap);
     va_end(ap);
-    return rs_fail(err, RS_EINPUT, "%s:%llu: %s", s->path, (unsigned long long)s->line, msg);
+    return rc;
 }
 
 static int oom(rs_err *err)

@@ -245,13 +245,11 @@ int rs_trace_fill(rs_trace *tr, size_t need, rs_err *err)
 
 int rs_trace_fail(rs_trace *tr, rs_err *err, const char *fmt, ...)
 {
-    char msg[sizeof err->msg];
     va_list ap;
-
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = rs_vfail_at(err, tr->path, tr->line, fmt, ap);
     va_end(ap);
-    return rs_fail(err, RS_EINPUT, "%s:%llu: %s", tr->path, (unsigned long long)tr->line, msg);
+    return rc;
 }
 
 /* A trace over src with its buffer, nothing read yet (src is taken over). */

@@ -17,6 +17,22 @@ int rs_fail(rs_err *err, int code, const char *fmt, ...)
     return code;
 }
 
+int rs_vfail_at(rs_err *err, const char *path, uint64_t line, const char *fmt, va_list ap)
+{
+    char msg[sizeof err->msg];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return rs_fail(err, RS_EINPUT, "%s:%llu: %s", path, (unsigned long long)line, msg);
+}
+
+int rs_fail_at(rs_err *err, const char *path, uint64_t line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = rs_vfail_at(err, path, line, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 int rs_err_prefix(rs_err *err, const char *fmt, ...)
 {
     char prefix[512], old[sizeof err->msg];

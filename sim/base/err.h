@@ -10,7 +10,9 @@
 #ifndef RS_ERR_H
 #define RS_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum {
     RS_OK = 0,
@@ -30,6 +32,14 @@ typedef struct rs_err {
 /* Fill err (which may be NULL) and return code.  printf-style message. */
 int rs_fail(rs_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Bad input at a place in a file: RS_EINPUT with "PATH:LINE: message" — the
+ * one form every reader reports a bad line or record in. */
+int rs_fail_at(rs_err *err, const char *path, uint64_t line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* The same with a va_list, for a reader's own printf-style wrapper. */
+int rs_vfail_at(rs_err *err, const char *path, uint64_t line, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
 
 /* Prefix err->msg with "prefix: " (e.g. a file name); returns err->code. */
 int rs_err_prefix(rs_err *err, const char *fmt, ...)
