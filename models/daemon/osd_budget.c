@@ -81,6 +81,7 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../../sim/base/vec.h"
 #include "daemon.h"
 
 #define NONE UINT32_MAX
@@ -184,23 +185,31 @@ static uint32_t shard_of(const rs_osd_budget *b, uint64_t h)
     return b->bits ? (uint32_t)(h >> (64 - b->bits)) : 0;
 }
 
+/* Grow the n parallel arrays *arrs[i] (elements of elem[i] bytes, cap of
+ * each) to twice cap (first_cap from none), as one: the new capacity, or 0
+ * when out of memory or past the ids NONE leaves.  An array grown before
+ * another failed keeps its room; only the returned capacity is used. */
+static uint32_t grow_parallel(void *const arrs[], const size_t elem[], int n, uint32_t cap,
+                              uint32_t first_cap)
+{
+    size_t want = rs_vec_grown_cap(cap, (size_t)cap + 1, first_cap);
+    if (!want || want >= NONE)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        size_t c = cap;
+        if (rs_vec_reserve(arrs[i], &c, want, elem[i], first_cap))
+            return 0;
+    }
+    return (uint32_t)want;
+}
+
 static int grow_blocks(rs_osd_budget *b, rs_err *err)
 {
-    uint32_t cap = b->capblk ? b->capblk * 2 : 4096;
-    uint64_t *k = realloc(b->bkey, (size_t)cap * sizeof *k);
-    if (k)
-        b->bkey = k;
-    rs_addr *a = realloc(b->baddr, (size_t)cap * sizeof *a);
-    if (a)
-        b->baddr = a;
-    uint8_t *c = realloc(b->bcache, (size_t)cap);
-    if (c)
-        b->bcache = c;
-    uint32_t *n = realloc(b->bnext, (size_t)cap * sizeof *n);
-    if (n)
-        b->bnext = n;
-    if (!k || !a || !c || !n)
-        return rs_fail(err, RS_ENOMEM, "out of memory for %u block-cache entries", cap);
+    void *const arrs[] = { &b->bkey, &b->baddr, &b->bcache, &b->bnext };
+    const size_t elem[] = { sizeof *b->bkey, sizeof *b->baddr, sizeof *b->bcache, sizeof *b->bnext };
+    uint32_t cap = grow_parallel(arrs, elem, 4, b->capblk, 4096);
+    if (!cap)
+        return rs_fail(err, RS_ENOMEM, "out of memory for more than %u block-cache entries", b->capblk);
     b->capblk = cap;
     return 0;
 }
@@ -507,18 +516,12 @@ int rs_osd_budget_write_data(rs_osd_budget *b, uint64_t data_bytes, uint32_t thr
         b->hfree = b->hnext[id];
     } else {
         if (b->nheld == b->capheld) {
-            uint32_t cap = b->capheld ? b->capheld * 2 : 256;
-            rs_addr *a = realloc(b->haddr, (size_t)cap * sizeof *a);
-            if (a)
-                b->haddr = a;
-            uint64_t *n = realloc(b->hbytes, (size_t)cap * sizeof *n);
-            if (n)
-                b->hbytes = n;
-            uint32_t *x = realloc(b->hnext, (size_t)cap * sizeof *x);
-            if (x)
-                b->hnext = x;
-            if (!a || !n || !x)
-                return rs_fail(err, RS_ENOMEM, "out of memory for %u writes in flight", cap);
+            void *const arrs[] = { &b->haddr, &b->hbytes, &b->hnext };
+            const size_t elem[] = { sizeof *b->haddr, sizeof *b->hbytes, sizeof *b->hnext };
+            uint32_t cap = grow_parallel(arrs, elem, 3, b->capheld, 256);
+            if (!cap)
+                return rs_fail(err, RS_ENOMEM, "out of memory for more than %u writes in flight",
+                               b->capheld);
             b->capheld = cap;
         }
         id = b->nheld++;
