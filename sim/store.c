@@ -1613,3 +1613,16 @@ int rs_store_trace_sha256(rs_store *st, const char *path, char r_hex[65], rs_err
     sqlite3_finalize(s);
     return rc;
 }
+
+int rs_store_sweep_spec_known(rs_store *st, const char *spec, int *r_known, rs_err *err)
+{
+    sqlite3_stmt *s = NULL;
+    if (sqlite3_prepare_v2(st->db, "SELECT 1 FROM sweeps WHERE spec = ?1 LIMIT 1", -1, &s, NULL) !=
+        SQLITE_OK)
+        return db_fail(st, err, "cannot look for a sweep");
+    sqlite3_bind_text(s, 1, spec, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(s);
+    *r_known = rc == SQLITE_ROW;
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail(st, err, "cannot look for a sweep");
+}

@@ -76,6 +76,12 @@ const char *rs_store_path(const rs_store *st);
  * same), or is not a regular file.  The most recently hashed 4096 files are
  * remembered. */
 int rs_store_trace_sha256(rs_store *st, const char *path, char r_hex[65], rs_err *err);
+/* Whether a sweep with this spec text (rs_grid_spec) exists, whatever its
+ * trace: when none does, a sweep of this spec is new whatever the trace's
+ * identity turns out to be (spec_hash covers the spec), so `rssim sweep`
+ * may start its points before it has hashed the trace.  Works on a
+ * read-only handle. */
+int rs_store_sweep_spec_known(rs_store *st, const char *spec, int *r_known, rs_err *err);
 
 /* Insert a run with status 'running' and its params, in one transaction. */
 int rs_store_run_begin(rs_store *st, const rs_run_meta *meta, const rs_config *cfg,

@@ -1,16 +1,23 @@
 /*
  * cmd_sweep.c — `rssim sweep TRACE --preset P --vary key=v1,v2 ... --jobs N`.
  *
- * The parent creates the sweep and one run row per grid point (status
- * pending) in point order, so run ids and point numbers are the same
- * whatever --jobs is; then it closes its database handle and forks N
- * workers.  Worker w takes the w-th, (w+N)-th, ... of the points not yet
- * done, each opening its own connection (SQLite WAL lets them write side by
- * side), and reports every finished point on a pipe; the parent draws the
- * progress.  A point is 'done' only when its rows are committed, so a killed
- * sweep re-run with the same arguments finds its sweep again by hash and
- * runs exactly the points that are not done (pending, running or failed).
- * Workers die with the parent (PR_SET_PDEATHSIG).
+ * The parent checks every point's config, then forks N workers at once and,
+ * while they start, opens the database, takes the trace's identity (its
+ * SHA-256, remembered in the store or computed), creates the sweep and one
+ * run row per grid point (status pending) in point order — so run ids and
+ * point numbers are the same whatever --jobs is — and hands the workers the
+ * points not yet done (a shared mapping, then a word on each worker's pipe).
+ * Worker w takes the w-th, (w+N)-th, ... of them, with its own connection
+ * (SQLite WAL lets them write side by side), and reports every finished
+ * point on a pipe; the parent draws the progress.  When the sweep must be
+ * new (no database yet, or none of its sweeps has this spec: the spec is
+ * part of the sweep's identity), each worker replays its first point while
+ * the parent is still hashing and writing rows, and stores it once it has
+ * claimed it (a point done or held by another process meanwhile is
+ * dropped).  A point is 'done' only when its rows are committed, so a
+ * killed sweep re-run with the same arguments finds its sweep again by hash
+ * and runs exactly the points that are not done (pending, running or
+ * failed).  Workers die with the parent (PR_SET_PDEATHSIG).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,13 +66,25 @@ static void usage(FILE *f)
 }
 
 typedef struct sweep_ctx {
-    const char *trace, *db, *preset, *sha;
+    const char *trace, *db;
     const rs_config *base;
     const rs_grid *grid;
-    int64_t sweep_id;
+    int64_t shard_k, shard_n;
+    /* a mapping shared with the workers: the parent fills it before "go" */
     int64_t *todo_points, *todo_ids;
-    int64_t ntodo;
+    int64_t ntodo; /* a worker reads it from its "go" */
+    int ahead;     /* the sweep is new: replay each worker's first point before "go" */
 } sweep_ctx;
+
+/* A point replayed before its run row existed; stored once claimed. */
+typedef struct ahead_run {
+    int64_t point; /* -1: none (or used) */
+    int rc;
+    rs_err err;
+    rs_result res;
+    rs_run_stats stats;
+    unsigned long long wall_ns;
+} ahead_run;
 
 /* This process as a claim's owner: "host:pid:start", start being its start
  * time in clock ticks since boot (/proc/PID/stat field 22), so a reused pid
@@ -122,25 +143,72 @@ static int owner_alive(const char *owner, void *ctx)
 }
 
 /* Run one point unless it is done or another live process holds it
- * (*r_busy then).  0 or RS_E* (err filled). */
+ * (*r_busy then); the result replayed ahead is stored if it is this point.
+ * 0 or RS_E* (err filled). */
 static int run_point(const sweep_ctx *sc, rs_store *st, int64_t point, int64_t id, const char *owner,
-                     const rs_run_opts *opts, int *r_busy, rs_err *err)
+                     const rs_run_opts *opts, ahead_run *ahead, int *r_busy, rs_err *err)
 {
     rs_config *cfg = NULL;
     rs_result res;
-    int claim = RS_CLAIM_TAKEN;
+    rs_err ignored;
+    int claim = RS_CLAIM_TAKEN, rc = 0;
 
     *r_busy = 0;
     rs_result_init(&res);
-    int rc = rs_grid_point_config(sc->grid, sc->base, point, &cfg, err);
+    if (ahead->point != point)
+        rc = rs_grid_point_config(sc->grid, sc->base, point, &cfg, err);
     if (!rc)
         rc = rs_store_point_claim(st, id, owner, owner_alive, NULL, &claim, err);
-    if (!rc && claim == RS_CLAIM_TAKEN)
+    if (!rc && claim == RS_CLAIM_TAKEN && ahead->point == point) {
+        ahead->point = -1;
+        if (ahead->rc) {
+            rs_store_run_fail(st, id, ahead->err.msg, &ignored);
+            *err = ahead->err;
+            rc = ahead->rc;
+        } else {
+            rc = rs_store_run_finish(st, id, &ahead->res, ahead->stats.events, ahead->wall_ns, err);
+        }
+    } else if (!rc && claim == RS_CLAIM_TAKEN) {
         rc = rs_cli_execute_run_opts(st, id, sc->trace, cfg, opts, &res, NULL, NULL, err);
+    }
     *r_busy = !rc && claim == RS_CLAIM_BUSY;
     rs_result_release(&res);
     rs_config_free(cfg);
     return rc;
+}
+
+/* Replay the point a worker of a new sweep will be given first: the w-th
+ * point of its shard. */
+static void run_ahead(const sweep_ctx *sc, int w, const rs_run_opts *opts, ahead_run *ahead)
+{
+    int64_t point = sc->shard_k + (int64_t)w * sc->shard_n;
+    rs_config *cfg = NULL;
+
+    if (!sc->ahead || point >= sc->grid->points)
+        return;
+    ahead->point = point;
+    if ((ahead->rc = rs_grid_point_config(sc->grid, sc->base, point, &cfg, &ahead->err)))
+        return;
+    unsigned long long t0 = rs_cli_now_ns();
+    ahead->rc = rs_run_execute_opts(sc->trace, cfg, opts, &ahead->res, &ahead->stats, &ahead->err);
+    ahead->wall_ns = rs_cli_now_ns() - t0;
+    rs_config_free(cfg);
+}
+
+/* The parent's "go": the number of points to run (8 bytes).  -1 on end of
+ * file (the parent failed before it and reports why). */
+static int read_go(int fd, int64_t *r_ntodo)
+{
+    size_t got = 0;
+    while (got < sizeof *r_ntodo) {
+        ssize_t n = read(fd, (char *)r_ntodo + got, sizeof *r_ntodo - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        got += (size_t)n;
+    }
+    return 0;
 }
 
 static int report(int fd, int64_t point, int rc)
@@ -155,19 +223,17 @@ static int report(int fd, int64_t point, int rc)
  * point another live process holds (an identical sweep on the same
  * database) is left to it and awaited at the end: reported when it is done,
  * run here if its holder dies or fails it. */
-static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
+static int worker(sweep_ctx *sc, int w, int jobs, int go_fd, int fd)
 {
     rs_err err = { 0 };
     rs_store *st = NULL;
     int failures = 0, busy;
     int64_t *waiting = NULL, nwait = 0;
     char owner[320];
+    ahead_run ahead = { .point = -1 };
 
+    rs_result_init(&ahead.res);
     claim_owner(owner, sizeof owner);
-    if (rs_store_open(&st, sc->db, &err)) {
-        fprintf(stderr, "rssim sweep: worker %d: %s\n", w, err.msg);
-        return 1;
-    }
     /* Keep the heap between points: glibc would hand large blocks back to
      * the kernel after each point (mmap threshold, trim) and fault them in
      * again in the next, about 200 page faults per small point. */
@@ -176,13 +242,24 @@ static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
     /* Several workers keep the cores busy: decode the trace inline rather
      * than on a readahead thread that would compete with the other worker. */
     rs_run_opts opts = { .decode_inline = jobs > 1 };
+    run_ahead(sc, w, &opts, &ahead);
+    if (read_go(go_fd, &sc->ntodo)) {
+        rs_result_release(&ahead.res);
+        return 0;
+    }
+    if (rs_store_open(&st, sc->db, &err)) {
+        fprintf(stderr, "rssim sweep: worker %d: %s\n", w, err.msg);
+        rs_result_release(&ahead.res);
+        return 1;
+    }
     if (!(waiting = malloc((size_t)(sc->ntodo / jobs + 1) * sizeof *waiting))) {
         rs_store_close(st);
+        rs_result_release(&ahead.res);
         return 1;
     }
     for (int64_t i = w; i < sc->ntodo; i += jobs) {
         int64_t point = sc->todo_points[i], id = sc->todo_ids[i];
-        int rc = run_point(sc, st, point, id, owner, &opts, &busy, &err);
+        int rc = run_point(sc, st, point, id, owner, &opts, &ahead, &busy, &err);
         if (busy) {
             waiting[nwait++] = i;
             continue;
@@ -199,7 +276,7 @@ static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
         int64_t kept = 0;
         for (int64_t k = 0; k < nwait; k++) {
             int64_t i = waiting[k], point = sc->todo_points[i], id = sc->todo_ids[i];
-            int rc = run_point(sc, st, point, id, owner, &opts, &busy, &err);
+            int rc = run_point(sc, st, point, id, owner, &opts, &ahead, &busy, &err);
             if (busy) {
                 waiting[kept++] = i;
                 continue;
@@ -216,6 +293,7 @@ static int worker(const sweep_ctx *sc, int w, int jobs, int fd)
             usleep(100 * 1000);
     }
     free(waiting);
+    rs_result_release(&ahead.res);
     rs_store_close(st);
     return failures ? 1 : 0;
 }
@@ -313,8 +391,10 @@ int cmd_sweep(int argc, char **argv)
     rs_store *st = NULL;
     char sha[65], hash[17], spec[8192], keys[1024];
     sweep_ctx sc = { 0 };
-    int64_t sweep_id = 0;
-    int created = 0;
+    int64_t sweep_id = 0, nshard = 0;
+    int created = 0, nworkers = 0, fds[2] = { -1, -1 }, go[MAX_JOBS];
+    pid_t pids[MAX_JOBS];
+    size_t todo_bytes = 0;
 
     if ((rc = rs_cli_build_config(preset, sets, nsets, &base, &err)) ||
         (rc = rs_cli_check_input(trace, &err)))
@@ -326,26 +406,86 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         rs_config_free(cfg);
     }
+    rs_grid_spec(&grid, spec, sizeof spec);
+    rs_grid_keys(&grid, keys, sizeof keys);
+    sc = (sweep_ctx){ .trace = trace, .db = db, .base = base, .grid = &grid, .shard_k = shard_k,
+                      .shard_n = shard_n };
+    /* New for sure when there is no database yet or none of its sweeps has
+     * this spec; anything else (a read error included) waits for the rows. */
+    struct stat dbst;
+    if (stat(db, &dbst) != 0) {
+        sc.ahead = errno == ENOENT;
+    } else {
+        rs_store *ro;
+        rs_err ignored;
+        int known = 1;
+        if (rs_store_open_ro(&ro, db, &ignored) == 0) {
+            if (rs_store_sweep_spec_known(ro, spec, &known, &ignored))
+                known = 1;
+            rs_store_close(ro);
+        }
+        sc.ahead = !known;
+    }
+    nshard = shard_k < grid.points ? (grid.points - shard_k + shard_n - 1) / shard_n : 0;
+    todo_bytes = (size_t)(nshard ? nshard : 1) * 2 * sizeof(int64_t);
+    void *todo = mmap(NULL, todo_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (todo == MAP_FAILED) {
+        todo_bytes = 0;
+        rc = rs_fail(&err, RS_ENOMEM, "out of memory for %lld points", (long long)nshard);
+        goto out;
+    }
+    sc.todo_points = todo;
+    sc.todo_ids = sc.todo_points + (nshard ? nshard : 1);
+
+    /* The workers first: they start (and, for a new sweep, replay their first
+     * point) while this process hashes the trace and writes the rows. */
+    int want = jobs < nshard ? jobs : (int)nshard;
+    if (want > 0 && pipe(fds) != 0) {
+        rc = rs_fail(&err, RS_EIO, "cannot create a pipe: %s", strerror(errno));
+        goto out;
+    }
+    for (int w = 0; w < want; w++) {
+        int gp[2];
+        if (pipe(gp) != 0) {
+            rc = rs_fail(&err, RS_EIO, "cannot create a pipe: %s", strerror(errno));
+            goto out;
+        }
+        fflush(NULL);
+        pids[w] = fork();
+        if (pids[w] < 0) {
+            close(gp[0]);
+            close(gp[1]);
+            rc = rs_fail(&err, RS_EIO, "cannot fork worker %d: %s", w, strerror(errno));
+            goto out;
+        }
+        if (pids[w] == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            close(fds[0]);
+            close(gp[1]);
+            for (int k = 0; k < w; k++) /* the earlier workers' "go" */
+                close(go[k]);
+            _exit(worker(&sc, w, want, gp[0], fds[1]));
+        }
+        close(gp[0]);
+        go[w] = gp[1];
+        nworkers++;
+    }
+    if (nworkers > 0) {
+        close(fds[1]);
+        fds[1] = -1;
+    }
+    unsigned long long t0 = rs_cli_now_ns();
+
     if ((rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)) ||
         (rc = rs_store_trace_sha256(st, trace, sha, &err)))
         goto out;
     rs_grid_hash(&grid, base, sha, hash);
-    rs_grid_spec(&grid, spec, sizeof spec);
-    rs_grid_keys(&grid, keys, sizeof keys);
     rs_sweep_meta sm = {
         .spec_hash = hash, .trace_path = trace, .trace_sha256 = sha, .preset = preset,
         .spec = spec, .varied_keys = keys, .points = grid.points, .jobs = jobs,
     };
     if ((rc = rs_store_sweep_open(st, &sm, &sweep_id, &created, &err)))
         goto out;
-    sc = (sweep_ctx){ .trace = trace, .db = db, .preset = preset, .sha = sha, .base = base,
-                      .grid = &grid, .sweep_id = sweep_id };
-    sc.todo_points = malloc((size_t)grid.points * sizeof *sc.todo_points);
-    sc.todo_ids = malloc((size_t)grid.points * sizeof *sc.todo_ids);
-    if (!sc.todo_points || !sc.todo_ids) {
-        rc = rs_fail(&err, RS_ENOMEM, "out of memory for %lld points", (long long)grid.points);
-        goto out;
-    }
     /* the points' rows in transactions of 4096 (one commit per point took
      * ~1 s of a 1,000-point sweep, all of it before any worker starts; one
      * transaction for all would hold the write lock for minutes on 10^6) */
@@ -378,40 +518,21 @@ int cmd_sweep(int argc, char **argv)
     if ((rc = rs_store_batch_commit(st, &err)))
         goto out;
     rs_store_sweep_set_status(st, sweep_id, "running", &err);
-    rs_store_close(st); /* no SQLite handle may cross fork() */
-    st = NULL;
     fprintf(stderr, "sweep %lld (%s): %lld points, %lld to run, %lld already done, %d job%s",
             (long long)sweep_id, created ? "new" : "resumed", (long long)grid.points,
             (long long)sc.ntodo, (long long)(grid.points - sc.ntodo), jobs, jobs > 1 ? "s" : "");
     if (shard_n > 1)
         fprintf(stderr, ", shard %ld/%ld", shard_k, shard_n);
     fputc('\n', stderr);
-
-    int nworkers = jobs < sc.ntodo ? jobs : (int)sc.ntodo;
-    int fds[2];
-    pid_t pids[MAX_JOBS];
-    int64_t done = 0, failed = 0, bad_input = 0;
-    unsigned long long t0 = rs_cli_now_ns();
-    if (nworkers > 0 && pipe(fds) != 0) {
-        rc = rs_fail(&err, RS_EIO, "cannot create a pipe: %s", strerror(errno));
-        goto out;
-    }
-    fflush(NULL);
     for (int w = 0; w < nworkers; w++) {
-        pids[w] = fork();
-        if (pids[w] < 0) {
-            rc = rs_fail(&err, RS_EIO, "cannot fork worker %d: %s", w, strerror(errno));
-            nworkers = w;
-            break;
-        }
-        if (pids[w] == 0) {
-            close(fds[0]);
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            _exit(worker(&sc, w, nworkers, fds[1]));
-        }
+        if (write(go[w], &sc.ntodo, sizeof sc.ntodo) != (ssize_t)sizeof sc.ntodo)
+            rc = rs_fail(&err, RS_EIO, "cannot start worker %d: %s", w, strerror(errno));
+        close(go[w]);
+        go[w] = -1;
     }
+
+    int64_t done = 0, failed = 0, bad_input = 0;
     if (nworkers > 0) {
-        close(fds[1]);
         FILE *in = fdopen(fds[0], "r");
         char line[128];
         int tty = isatty(STDERR_FILENO);
@@ -427,6 +548,9 @@ int cmd_sweep(int argc, char **argv)
         }
         if (in)
             fclose(in);
+        else
+            close(fds[0]);
+        fds[0] = -1;
     }
     int worker_failed = 0;
     for (int w = 0; w < nworkers; w++) {
@@ -436,7 +560,8 @@ int cmd_sweep(int argc, char **argv)
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             worker_failed = 1;
     }
-    if (!rc && (rc = rs_store_open(&st, db, &err)) == 0) {
+    nworkers = 0;
+    if (!rc) {
         int all = !worker_failed && done == sc.ntodo && !failed;
         rs_store_sweep_set_status(st, sweep_id, !all ? "failed" : shard_n > 1 ? "partial" : "done", &err);
         /* every point ran and each failure was bad input: the status replay gives */
@@ -451,8 +576,21 @@ int cmd_sweep(int argc, char **argv)
                (long long)sweep_id, shard_n > 1 ? (long long)sc.ntodo : (long long)grid.points, db, db,
                (long long)sweep_id);
 out:
-    free(sc.todo_points);
-    free(sc.todo_ids);
+    /* Failed before the workers were given their points: they hold no
+     * database handle yet (a point replayed ahead is only in memory). */
+    for (int w = 0; w < nworkers; w++) {
+        if (go[w] >= 0)
+            close(go[w]);
+        kill(pids[w], SIGKILL);
+        while (waitpid(pids[w], NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (fds[0] >= 0)
+        close(fds[0]);
+    if (fds[1] >= 0)
+        close(fds[1]);
+    if (todo_bytes)
+        munmap(sc.todo_points, todo_bytes);
     rs_store_close(st);
     rs_config_free(base);
     rs_grid_release(&grid);
