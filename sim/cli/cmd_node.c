@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../traces/sample.h"
 #include "../../traces/trace.h"
 #include "../base/config.h"
 #include "../base/result.h"
@@ -308,8 +309,7 @@ int cmd_node(int argc, char **argv)
         if ((rc = member_parse(m, i + 1, texts[i], sets, nsets, &err)))
             break;
         if ((rc = rs_cli_build_config(m->preset, m->sets, m->nsets, &m->cfg, &err)) ||
-            (rc = rs_cli_check_input(m->trace, &err)) ||
-            (rc = rs_file_sha256(m->trace, m->sha, &err))) {
+            (rc = rs_cli_check_input(m->trace, &err))) {
             rs_err_prefix(&err, "--member %d", i + 1);
             break;
         }
@@ -342,6 +342,10 @@ int cmd_node(int argc, char **argv)
         goto out;
     if ((rc = rs_cli_mkdir_parent(db, &err)) || (rc = rs_store_open(&st, db, &err)))
         goto out;
+    /* the traces' identities: remembered in the store, or hashed once here */
+    for (int i = 0; i < n && !rc; i++)
+        if ((rc = rs_store_trace_sha256(st, ms[i].trace, ms[i].sha, &err)))
+            rs_err_prefix(&err, "--member %d", i + 1);
     /* the runs, in member order: reused, or begun here (ids independent of --jobs) */
     for (int i = 0; i < n && !rc; i++) {
         member *m = &ms[i];
@@ -446,7 +450,9 @@ int cmd_node(int argc, char **argv)
     printf("node %lld: %llu daemons, %d member%s, clock every %.0f ms to %.1f s\n",
            (long long)node_id, (unsigned long long)daemons, n, n > 1 ? "s" : "",
            (double)interval_ns / 1e6, (double)nr.end_ns / 1e9);
+    int sampled = 0;
     for (int i = 0; i < n; i++) {
+        long long k = rs_config_raw(ms[i].cfg, "mds_sample_k") ? (long long)rs_config_int(ms[i].cfg, "mds_sample_k") : 1;
         double share = nr.rss_peak_bytes ? (double)nr.member_at_peak_bytes[i] /
                                                (double)nr.rss_peak_bytes : 0;
         fmt_bytes((double)nr.member_at_peak_bytes[i], b, sizeof b);
@@ -456,8 +462,15 @@ int cmd_node(int argc, char **argv)
                ms[i].shared ? "as an earlier member" : ms[i].reused ? "reused" : "replayed");
         if (ms[i].phase_ns)
             printf(", copies %.0f ms apart", (double)ms[i].phase_ns / 1e6);
+        if (k > 1) {
+            printf(", sampled 1/%lld of directories", k);
+            sampled = 1;
+        }
         printf(": %s at the node's peak (%.0f%%), its own peak %s\n", b, share * 100, c2);
     }
+    if (sampled)
+        printf("sampled members: %s; their numbers, and the node's, are scaled to the whole "
+               "namespace\n", RS_SAMPLE_ERROR_NOTE);
     fmt_bytes(nr.rss_steady_bytes, b, sizeof b);
     fmt_bytes((double)nr.rss_p50_bytes, c2, sizeof c2);
     fmt_bytes((double)nr.rss_p99_bytes, d, sizeof d);

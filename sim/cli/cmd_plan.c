@@ -43,6 +43,7 @@
 
 #include "../../models/daemon/daemon.h"
 #include "../../traces/gen/gen.h"
+#include "../../traces/sample.h"
 #include "../../traces/trace.h"
 #include "../base/config.h"
 #include "../base/result.h"
@@ -124,6 +125,7 @@ typedef struct plan_ctx {
     rs_store *st;
     seed_eval *evals;
     int nevals, cap, replayed, reused;
+    long long sample_k; /* mds_sample_k of every evaluation; 0: not sampled */
 } plan_ctx;
 
 static double q_of(quantile q, const seed_eval *e)
@@ -357,8 +359,9 @@ static int plan_fn(double limit, void *ctx, rs_plan_eval *r_ev, rs_err *err)
         r_ev->need_bytes = node;
         summed = 1;
         fprintf(stderr, "plan: %s=%s: peak of %g daemons' summed RSS (seed i mod %d each) = %s, "
-                "%g x the worst seed's peak = %s: %s\n", pc->limit_key, a, pc->daemons,
-                pc->nseeds, c, pc->daemons, b, node <= pc->budget ? "fits" : "too much");
+                "%g x the worst seed's peak = %s: %s%s\n", pc->limit_key, a, pc->daemons,
+                pc->nseeds, c, pc->daemons, b, node <= pc->budget ? "fits" : "too much",
+                pc->sample_k ? " (sampled)" : "");
     }
     r_ev->accounted_peak_bytes = 0;
     for (int i = first; i < first + pc->nseeds; i++)
@@ -369,9 +372,12 @@ static int plan_fn(double limit, void *ctx, rs_plan_eval *r_ev, rs_err *err)
     fmt_bytes(limit, a, sizeof a);
     fmt_bytes(hi, b, sizeof b);
     fmt_bytes(r_ev->need_bytes, c, sizeof c);
-    fprintf(stderr, "plan: %s=%s: %s %s x %g = %s: %s (run %lld%s)\n", pc->limit_key, a,
+    char sampled[48] = "";
+    if (pc->sample_k)
+        snprintf(sampled, sizeof sampled, ", sampled 1/%lld", pc->sample_k);
+    fprintf(stderr, "plan: %s=%s: %s %s x %g = %s: %s (run %lld%s%s)\n", pc->limit_key, a,
             q_name(pc->q), b, pc->daemons, c, r_ev->need_bytes <= pc->budget ? "fits" : "too much",
-            (long long)pc->evals[worst].run_id, pc->evals[worst].reused ? ", reused" : "");
+            (long long)pc->evals[worst].run_id, pc->evals[worst].reused ? ", reused" : "", sampled);
     return 0;
 }
 
@@ -466,7 +472,7 @@ static int gen_traces(plan_ctx *pc, const char *spec, rs_err *err)
             }
         }
         if (!rc)
-            rc = rs_file_sha256(pc->traces[k], pc->shas[k], err);
+            rc = rs_store_trace_sha256(pc->st, pc->traces[k], pc->shas[k], err);
         rs_config_free(cfg);
     }
     return rc;
@@ -512,6 +518,14 @@ static void rule_for(const rs_daemon_ops *daemon, report *rp)
         snprintf(rp->caveat, sizeof rp->caveat, "caveat: %s", daemon->rule->caveat);
 }
 
+/* What replay prints with a sampled result, for every answer of a sampled plan. */
+static void print_sampled(const plan_ctx *pc)
+{
+    if (pc->sample_k)
+        printf("sampled 1/%lld of directories at every evaluation; %s; every number above is "
+               "scaled to the whole namespace\n", pc->sample_k, RS_SAMPLE_ERROR_NOTE);
+}
+
 static void print_text(const plan_ctx *pc, const report *rp, double ram, double headroom,
                        const char *daemon)
 {
@@ -529,6 +543,7 @@ static void print_text(const plan_ctx *pc, const report *rp, double ram, double 
         printf("%s\n", rp->verdict);
         if (rp->caveat[0])
             printf("%s\n", rp->caveat);
+        print_sampled(pc);
         return;
     }
     fmt_bytes(rp->limit, a, sizeof a);
@@ -584,6 +599,7 @@ static void print_text(const plan_ctx *pc, const report *rp, double ram, double 
     printf("%s\n", rp->verdict);
     if (rp->caveat[0])
         printf("%s\n", rp->caveat);
+    print_sampled(pc);
     printf("evaluations: %d runs (%d replayed, %d reused); plan %lld in %s\n", pc->nevals,
            pc->replayed, pc->reused, (long long)pc->plan_id, pc->db);
 }
@@ -637,6 +653,9 @@ static int print_json(const plan_ctx *pc, const report *rp, double ram, double h
     else
         json_object_set_new(o, "rule_of_thumb", json_null());
     json_object_set_new(o, "caveat", rp->caveat[0] ? json_string(rp->caveat) : json_null());
+    json_object_set_new(o, "mds_sample_k", pc->sample_k ? json_integer(pc->sample_k) : json_null());
+    json_object_set_new(o, "sampling_error",
+                        pc->sample_k ? json_string(RS_SAMPLE_ERROR_NOTE) : json_null());
     json_t *evs = json_array();
     for (int i = 0; i < pc->nevals; i++) {
         const seed_eval *e = &pc->evals[i];
@@ -781,11 +800,16 @@ int cmd_plan(int argc, char **argv)
     }
     pc.preset = preset;
     pc.base = base;
+    if (rs_config_raw(base, "mds_sample_k") && rs_config_int(base, "mds_sample_k") > 1)
+        pc.sample_k = (long long)rs_config_int(base, "mds_sample_k");
     pc.nseeds = (int)seeds;
     pc.daemons = (double)daemons;
     pc.budget = (double)ram * (1 - headroom);
     pc.q = q;
     pc.cgroup_bytes = (double)cg;
+    /* open first: a trace's identity is remembered in the store */
+    if ((rc = rs_cli_mkdir_parent(pc.db, &err)) || (rc = rs_store_open(&pc.st, pc.db, &err)))
+        goto fail;
     if (!strncmp(workload, "gen:", 4)) {
         if ((rc = gen_traces(&pc, workload, &err)))
             goto fail;
@@ -793,7 +817,7 @@ int cmd_plan(int argc, char **argv)
         pc.trace_seeds = 1;
         snprintf(pc.traces[0], sizeof pc.traces[0], "%s", workload);
         if ((rc = rs_cli_check_input(workload, &err)) ||
-            (rc = rs_file_sha256(workload, pc.shas[0], &err))) {
+            (rc = rs_store_trace_sha256(pc.st, workload, pc.shas[0], &err))) {
             rs_err_prefix(&err, "--workload");
             goto fail;
         }
@@ -804,8 +828,6 @@ int cmd_plan(int argc, char **argv)
         snprintf(rp.caveat, sizeof rp.caveat, "caveat: %s is the trim policy's fixed cache size "
                  "(daemon %s's %s is not read by this preset): RSS outside the cache is not "
                  "bounded by it", pc.limit_key, daemon->name, daemon->limit_key);
-    if ((rc = rs_cli_mkdir_parent(pc.db, &err)) || (rc = rs_store_open(&pc.st, pc.db, &err)))
-        goto fail;
     rs_plan_meta pm = {
         .preset = preset, .workload = workload, .limit_key = pc.limit_key, .quantile = q_name(q),
         .ram_bytes = (int64_t)ram, .daemons = daemons, .seeds = seeds, .headroom = headroom,
