@@ -32,6 +32,19 @@ changed=$(sha256sum "$T/t.bin" | cut -d' ' -f1)
 check "changed file re-hashed" test "$(sql "$T/db" "select trace_sha256 from runs order by id desc limit 1")" = "$changed"
 check "and not the stale identity" test "$changed" != "$fake"
 
+# same size and the old mtime put back (touch -d): the ctime still moved
+sleep 2.2
+"$RSSIM" replay "$T/t.bin" --preset kv-small --db "$T/db" >/dev/null 2>&1
+check "the changed file is remembered once settled" test "$(sql "$T/db" "select count(*) from trace_ids where sha256 = '$changed'")" = 1
+mtime=$(stat -c %y "$T/t.bin")
+printf '\376' | dd of="$T/t.bin" bs=1 seek=$((size - 1)) conv=notrunc status=none
+touch -d "$mtime" "$T/t.bin"
+check "same mtime" test "$(stat -c %y "$T/t.bin")" = "$mtime"
+again=$(sha256sum "$T/t.bin" | cut -d' ' -f1)
+"$RSSIM" replay "$T/t.bin" --preset kv-small --db "$T/db" >/dev/null 2>&1
+check "same size and mtime, new content: re-hashed" test "$(sql "$T/db" "select trace_sha256 from runs order by id desc limit 1")" = "$again"
+check "not the remembered identity" test "$again" != "$changed"
+
 # a copy (another inode) is hashed on its own
 cp "$T/t.bin" "$T/u.bin"
 "$RSSIM" replay "$T/u.bin" --preset kv-small --db "$T/db" >/dev/null 2>&1
