@@ -70,4 +70,24 @@ unlock
 wait "$sweep"
 check "the resume ends well" test $? = 0
 check "with nothing to run" grep -q "resumed.*0 to run, 3 already done" "$T/s.err"
+
+# a worker that dies before it is given its points: the sweep ends failed,
+# naming the points not done (a re-run resumes), instead of its parent
+# being killed by SIGPIPE when it hands the points over
+expect_status 0 "runs init" "$RSSIM" runs init --db "$T/K.db"
+check "lock held for the kill" lock "$T/K.db"
+"$RSSIM" sweep "$T/t.bin" --preset kv-small "${vary[@]}" --jobs 2 --db "$T/K.db" >"$T/s.out" 2>"$T/s.err" &
+sweep=$!
+end=$((SECONDS + 50))
+while [ "$SECONDS" -lt "$end" ] && [ "$(pgrep -P "$sweep" | wc -l)" -lt 2 ]; do sleep 0.05; done
+victim=$(pgrep -P "$sweep" | head -1)
+check "a worker to kill" test -n "$victim"
+kill -KILL "$victim"
+unlock
+wait "$sweep"
+st=$?
+check "the sweep fails with status 1, not a signal (got $st)" test "$st" = 1
+check "naming the points not done" grep -q "points failed or did not finish (re-run the same command to resume)" "$T/s.err"
+expect_status 0 "the re-run" "$RSSIM" sweep "$T/t.bin" --preset kv-small "${vary[@]}" --jobs 2 --db "$T/K.db"
+check "completes it" test "$(sql "$T/K.db" "select count(*) from runs where status = 'done'")" = 3
 finish
