@@ -10,7 +10,9 @@
 #   F: 16 KiB random 50/50 read/write, 900 s at 1766 IOPS: RSS 1682.9 steady,
 #      1708.6 peak (0.822 / 0.834)
 # The predictions, paced as the real OSDs ran (64 ops in flight), must land
-# within 15 % of those ratios (the model is 12-13 % under on E, 8-9 % on F).
+# within 11 % of those ratios (the model is 10.1 % under on E, 9-10 % on F,
+# with the onodes' blobs and the projected log's dups; 12-13 % and 8-9 %
+# before them, when the bar was 15 %).
 . "$(dirname "$0")/lib.sh"
 
 common="--preset osd-pacific --set osd_memory_target=2G --set client_iodepth=16 --set osd_pg_num=128
@@ -26,16 +28,16 @@ expect_status 0 "gen fio F" "$RSSIM" gen fio --rw randrw --bs 16K --size 1G --nu
 # shellcheck disable=SC2086
 expect_status 0 "replay F" "$RSSIM" replay "$T/f.bin" $common --set osd_client_latency=36240us --db "$T/f.db"
 m() { sql "$1" "select value / 2147483648.0 from metrics where run_id=1 and name='$2'"; }
-within() { # within VALUE REAL: VALUE within 15 % of REAL
-  awk -v v="$1" -v r="$2" 'BEGIN { exit !(v >= r * 0.85 && v <= r * 1.15) }'
+within() { # within VALUE REAL: VALUE within 11 % of REAL
+  awk -v v="$1" -v r="$2" 'BEGIN { exit !(v >= r * 0.89 && v <= r * 1.11) }'
 }
 es=$(m "$T/e.db" rss_steady_bytes) ep=$(m "$T/e.db" rss_peak_bytes)
 fs=$(m "$T/f.db" rss_steady_bytes) fp=$(m "$T/f.db" rss_peak_bytes)
 echo "osd_real_write: RSS/target E steady $es peak $ep (real 0.599 0.599); F steady $fs peak $fp (real 0.822 0.834)"
-check "E steady within 15 % of the real 0.599" within "$es" 0.599
-check "E peak within 15 % of the real 0.599" within "$ep" 0.599
-check "F steady within 15 % of the real 0.822" within "$fs" 0.822
-check "F peak within 15 % of the real 0.834" within "$fp" 0.834
+check "E steady within 11 % of the real 0.599" within "$es" 0.599
+check "E peak within 11 % of the real 0.599" within "$ep" 0.599
+check "F steady within 11 % of the real 0.822" within "$fs" 0.822
+check "F peak within 11 % of the real 0.834" within "$fp" 0.834
 # both stayed under the target, as the real OSDs did
 check "E under the target" awk -v v="$ep" 'BEGIN { exit !(v < 1) }'
 check "F under the target" awk -v v="$fp" 'BEGIN { exit !(v < 1) }'
