@@ -3,24 +3,33 @@
  * mempools (every part tracked: dump_mempools counts them).
  *
  *   bluestore-onode   an onode: Onode (616 B, bluestore_cache_onode) and one
- *                     allocation of osd_onode_extra_bytes for what hangs off
- *                     it in bluestore_cache_other (264 B: one Extent 48 +
- *                     Blob 104 + SharedBlob 112); object_bytes is unused.
+ *                     allocation for its extent map's metadata
+ *                     (bluestore_Extent/Blob/SharedBlob, bluestore_cache_other).
+ *                     With bluestore_max_blob_size 0 (the default, every
+ *                     preset up to Octopus) that is osd_onode_extra_bytes
+ *                     whatever was written (264 B: one Extent 48 + Blob 104 +
+ *                     SharedBlob 112).  With it set, object_bytes (how much
+ *                     of the object has been written) gives one blob per
+ *                     bluestore_max_blob_size, each an Extent, a Blob, a
+ *                     SharedBlob, one pextent, a use tracker of 4 B per
+ *                     allocation unit and a checksum per device block
+ *                     (onode_create says where each comes from).
  *   bluestore-buffer  a cached range: Buffer (96 B, bluestore_cache_other)
  *                     and its data at the requested length (bluestore_cache_
  *                     data; buffer_raw.h accounts the requested length);
  *                     object_bytes 0 is a 2Q warm_out ghost, Buffer only.
  *
- * Sizes: sizeof at v15.2.5 (rssim's own measurement: clang 14, libstdc++ 12, x86_64; 616 B also in a
- * field dump, hotsos #480).  They are data: the table SIZES_V15 below (bytes,
- * source, how obtained) gives the defaults of the keys bluestore_sizeof_Onode
- * and bluestore_sizeof_Buffer, which a run overrides (--set
+ * Sizes: sizeof at v15.2.5 (rssim's own measurement: clang 14, libstdc++ 12,
+ * x86_64; 616 B also in a field dump, hotsos #480).  They are data: the
+ * tables below (bytes, source, how obtained) give the defaults of the keys
+ * bluestore_sizeof_<type>, which a run overrides (--set
  * bluestore_sizeof_Onode=600) without a rebuild; read only when set, the
- * row otherwise (as the MDS layouts do, so later releases can share a key).  One extent per cached onode is a choice: a
- * fully written 4 MiB object has far more (PR 12568, PR 32697: 25 KB/onode
- * in a write-heavy test), so raise the key for such workloads.
- * Later releases' sizes are set by their presets (osd-pacific 616/96 + 272,
- * osd-quincy and osd-reef 680/112 + 272; docs/models.md, "Cache").
+ * row otherwise (as the MDS layouts do, so later releases can share a key).
+ * Later releases' sizes are set by their presets (osd-pacific Onode 616,
+ * Buffer 96, Blob 112; osd-quincy and osd-reef 680/112, Blob 112;
+ * docs/models.md, "Cache").  The blobs are one allocation per onode, not six
+ * per blob as in BlueStore (a choice: a 4 MiB object's 64 blobs would be 384
+ * allocations to track; the allocator rounds the one to its class).
  */
 #include <stdlib.h>
 
@@ -69,11 +78,6 @@ typedef struct onode_layout {
 #define CSUM_TYPES "none|crc32c|crc32c_16|crc32c_8|xxhash32|xxhash64"
 static const unsigned csum_value_bytes[] = { 0, 4, 2, 1, 4, 8 };
 
-/* keys read only with bluestore_max_blob_size > 0 */
-static const char *const blob_keys[] = { KEY("Extent"), KEY("Blob"), KEY("SharedBlob"),
-                                         KEY("bluestore_pextent_t"), "bluestore_min_alloc_size",
-                                         "bdev_block_size", "bluestore_csum_type", NULL };
-
 static const rs_param onode_params[] = {
     ONODE_V15(PARAM)
     BLOB_V15(PARAM)
@@ -114,18 +118,35 @@ static int onode_create(const rs_config *cfg, void **r_state, rs_err *err)
     *l = (onode_layout){ .onode_bytes = size_of(cfg, &onode_rows[ROW_ONODE]),
                          .extra_bytes = rs_config_size(cfg, "osd_onode_extra_bytes"),
                          .max_blob_bytes = rs_config_size(cfg, "bluestore_max_blob_size") };
+    /* every key is read; one that does nothing for this run is refused when
+     * it differs from its default */
+    uint64_t block = rs_config_size(cfg, "bdev_block_size");
+    uint64_t au = rs_config_size(cfg, "bluestore_min_alloc_size");
+    int csum = rs_config_choice(cfg, "bluestore_csum_type");
+    uint64_t sz[ROW_PEXTENT + 1];
+    const char *vain = NULL;
+    for (int r = ROW_EXTENT; r <= ROW_PEXTENT; r++) {
+        sz[r] = size_of(cfg, &onode_rows[r]);
+        if (sz[r] != onode_rows[r].bytes)
+            vain = onode_rows[r].key;
+    }
+    if (block != 4096)
+        vain = "bdev_block_size";
+    if (au != 4096)
+        vain = "bluestore_min_alloc_size";
+    if (csum != 1)
+        vain = "bluestore_csum_type";
+    if (!l->max_blob_bytes && vain) {
+        rs_fail(err, RS_EINPUT, "%s does nothing with bluestore_max_blob_size 0 (the onode "
+                "carries osd_onode_extra_bytes, not blobs)", vain);
+        free(l);
+        return RS_EINPUT;
+    }
     if (!l->max_blob_bytes) {
-        for (const char *const *k = blob_keys; *k; k++)
-            if (rs_config_raw(cfg, *k)) {
-                free(l);
-                return rs_fail(err, RS_EINPUT,
-                               "%s does nothing with bluestore_max_blob_size 0 (the onode "
-                               "carries osd_onode_extra_bytes, not blobs)", *k);
-            }
         *r_state = l;
         return 0;
     }
-    if (rs_config_raw(cfg, "osd_onode_extra_bytes")) {
+    if (l->extra_bytes != 264) {
         free(l);
         return rs_fail(err, RS_EINPUT,
                        "osd_onode_extra_bytes does nothing with bluestore_max_blob_size set "
@@ -139,16 +160,12 @@ static int onode_create(const rs_config *cfg, void **r_state, rs_err *err)
      * (bluestore_blob_use_tracker_t::init; au = get_release_size(min_alloc)
      * = max(csum chunk, min_alloc)), and one checksum value per block
      * (init_csum, csum_data in bluestore_cache_other). */
-    uint64_t block = rs_config_size(cfg, "bdev_block_size");
-    uint64_t au = rs_config_size(cfg, "bluestore_min_alloc_size");
-    int csum = rs_config_choice(cfg, "bluestore_csum_type");
     unsigned vbytes = csum >= 0 ? csum_value_bytes[csum] : 0;
     if (vbytes && block > au)
         au = block;
     uint64_t mb = l->max_blob_bytes, units = (mb + au - 1) / au;
-    l->blob_bytes = size_of(cfg, &onode_rows[ROW_EXTENT]) + size_of(cfg, &onode_rows[ROW_BLOB]) +
-                    size_of(cfg, &onode_rows[ROW_SHARED_BLOB]) +
-                    size_of(cfg, &onode_rows[ROW_PEXTENT]) + (units > 1 ? 4 * units : 0) +
+    l->blob_bytes = sz[ROW_EXTENT] + sz[ROW_BLOB] + sz[ROW_SHARED_BLOB] + sz[ROW_PEXTENT] +
+                    (units > 1 ? 4 * units : 0) +
                     (vbytes ? vbytes * ((mb + block - 1) / block) : 0);
     *r_state = l;
     return 0;
