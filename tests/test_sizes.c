@@ -141,6 +141,53 @@ static void check_layout(const rs_layout_ops *ops, const char *const *kv, uint32
     rs_config_free(cfg);
 }
 
+/* The onode's blobs (bluestore_max_blob_size): one per 64 KiB written.
+ * Against Debian's ceph-osd 16.2.15 after a 4 KiB random-write run over
+ * prefilled 4 MiB RBD objects (dump_mempools): 65 597 blobs, each with one
+ * Extent (3 148 656 B) and one SharedBlob, and 9 460 428 B in
+ * bluestore_cache_other, 144.2 B a blob (pextent, use tracker, checksums). */
+static void test_blobs(const rs_layout_ops *on)
+{
+    rs_config *cfg;
+    rs_err err;
+    void *st = NULL;
+    rs_part p[RS_LAYOUT_MAX_PARTS];
+    CHECK(rs_config_new(&cfg, &err) == 0);
+    const char *pacific[][2] = { { "bluestore_sizeof_Extent", "48" }, { "bluestore_sizeof_Blob", "112" },
+                                 { "bluestore_sizeof_SharedBlob", "112" },
+                                 { "bluestore_max_blob_size", "64K" },
+                                 { "bluestore_min_alloc_size", "4K" }, { "bdev_block_size", "4K" },
+                                 { "bluestore_csum_type", "crc32c" } };
+    for (size_t i = 0; i < sizeof pacific / sizeof pacific[0]; i++)
+        CHECK(rs_config_set(cfg, pacific[i][0], pacific[i][1], &err) == 0);
+    CHECK_MSG(on->create(cfg, &st, &err) == 0, "%s", err.msg);
+    /* nothing written: no blob */
+    CHECK(on->parts(st, 0, 0, p) == 1);
+    CHECK(on->parts(st, 65536, 0, p) == 2);
+    uint64_t blob = p[1].size_bytes, other = blob - 48 - 112 - 112;
+    CHECK_MSG(other * 65597 >= 9460428 - 65597 && other * 65597 <= 9460428 + 65597,
+              "a blob's bluestore_cache_other %llu B, the 16.2.15 OSD's 144.2",
+              (unsigned long long)other);
+    /* a prefilled 4 MiB object: 64 blobs; a partial one rounds up */
+    CHECK(on->parts(st, 4u << 20, 0, p) == 2 && p[1].size_bytes == 64 * blob);
+    CHECK(on->parts(st, 65537, 0, p) == 2 && p[1].size_bytes == 2 * blob);
+    on->destroy(st);
+    /* no checksums: 64 B less a blob (16 crc32c values) */
+    CHECK(rs_config_set(cfg, "bluestore_csum_type", "none", &err) == 0);
+    CHECK(on->create(cfg, &st, &err) == 0);
+    CHECK(on->parts(st, 65536, 0, p) == 2 && p[1].size_bytes == blob - 64);
+    on->destroy(st);
+    /* osd_onode_extra_bytes is the fixed model's: refused beside blobs */
+    CHECK(rs_config_set(cfg, "osd_onode_extra_bytes", "272", &err) == 0);
+    CHECK(on->create(cfg, &st, &err) != 0 && strstr(err.msg, "osd_onode_extra_bytes"));
+    rs_config_free(cfg);
+    /* and a blob key without blobs does nothing: refused */
+    CHECK(rs_config_new(&cfg, &err) == 0);
+    CHECK(rs_config_set(cfg, "bluestore_min_alloc_size", "16K", &err) == 0);
+    CHECK(on->create(cfg, &st, &err) != 0 && strstr(err.msg, "bluestore_min_alloc_size"));
+    rs_config_free(cfg);
+}
+
 static void test_overrides(void)
 {
     const char *names[] = { "mds-luminous", "mds-pr19954", "mds-octopus", "mds-pacific",
@@ -185,6 +232,7 @@ static void test_overrides(void)
     CHECK(bu->parts(st, 0, 0, p) == 1 && p[0].size_bytes == 80);
     bu->destroy(st);
     rs_config_free(cfg);
+    test_blobs(on);
 }
 
 /* ---------------------------------------------- a replay, per inode */
@@ -338,7 +386,7 @@ static const rs_size_row *row_of(const rs_layout_ops *ops, const char *key)
 }
 
 /* The OSD presets' sizeof lines: Onode, Buffer, extents and blobs. */
-static void check_osd_preset(const char *name, uint64_t onode, uint64_t buffer, uint64_t extra)
+static void check_osd_preset(const char *name, uint64_t onode, uint64_t buffer, uint64_t blob)
 {
     const char *env = getenv("RSSIM_PRESETS");
     char path[600];
@@ -353,8 +401,11 @@ static void check_osd_preset(const char *name, uint64_t onode, uint64_t buffer, 
     CHECK_MSG(rs_config_raw(cfg, "bluestore_sizeof_Buffer") &&
                   rs_config_size(cfg, "bluestore_sizeof_Buffer") == buffer,
               "%s: bluestore_sizeof_Buffer not %llu", name, (unsigned long long)buffer);
-    CHECK_MSG(rs_config_size(cfg, "osd_onode_extra_bytes") == extra, "%s: osd_onode_extra_bytes not %llu",
-              name, (unsigned long long)extra);
+    /* Extent 48 + Blob 112 + SharedBlob 112 (16.2.15's dump_mempools) */
+    CHECK_MSG(rs_config_size(cfg, "bluestore_sizeof_Extent") + rs_config_size(cfg, "bluestore_sizeof_Blob") +
+                      rs_config_size(cfg, "bluestore_sizeof_SharedBlob") == blob &&
+                  rs_config_size(cfg, "bluestore_max_blob_size") == 65536,
+              "%s: Extent + Blob + SharedBlob not %llu, or no 64K blobs", name, (unsigned long long)blob);
     rs_config_free(cfg);
 }
 

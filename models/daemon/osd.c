@@ -57,7 +57,7 @@ typedef struct obj {
     rs_addr addr[2];       /* onode: Onode, extras; buffer: Buffer, data (0 for a ghost) */
     uint32_t next;         /* free list when unused */
     uint32_t oprev, onext; /* ring of an onode and its buffers */
-    uint32_t len;          /* buffer: data bytes (0: ghost); onode: extra bytes */
+    uint32_t len;          /* buffer: data bytes (0: ghost); onode: extra bytes (addr[1]'s) */
     uint16_t pins;         /* onode: ops in flight */
     uint8_t shard;         /* cache shard */
 } obj;
@@ -81,7 +81,16 @@ typedef struct osd {
     uint64_t accounted_peak_bytes, items_peak_count;
     /* configuration */
     rs_layout onode_layout, buffer_layout;
-    uint64_t onode_bytes, extra_bytes; /* an onode's two allocations (onode layout) */
+    uint64_t onode_bytes; /* an onode's Onode; its extras from the layout, by bytes written */
+    /* what the trace wrote of each object, when the onode layout's extras
+     * depend on it (bluestore_max_blob_size): the offset + length high water,
+     * at least osd_object_prefill_bytes; indexed by its own table */
+    int track_written;
+    uint64_t prefill_bytes;
+    rs_idmap written;
+    uint64_t *wkey, *wbytes;
+    uint32_t nw, wcap;
+    uint64_t extra_bytes_now; /* the cached onodes' extras */
     uint64_t buffer_bytes;             /* a buffer's head; its data follows (buffer layout) */
     int buffered_read, buffered_write, strict, whole;
     uint64_t base_bytes, heap_base_bytes;
@@ -121,6 +130,12 @@ static const rs_param params[] = {
     { .key = "osd_pg_log_bytes", .type = RS_PT_SIZE, .def = "0",
       .doc = "caches: resident pg log memory (unsourced: no default, set it from dump_mempools "
              "osd_pglog); whole: must stay 0, the pg log is simulated" },
+    { .key = "osd_object_prefill_bytes", .type = RS_PT_SIZE, .def = "0",
+      .doc = "every object starts written from offset 0 to this (a prefilled image: "
+             "scripts/ceph-measure --prefill writes each object whole, 4M); the onode layout "
+             "sizes an onode's blobs by what was written, so it is refused when the layout "
+             "does not (bluestore_max_blob_size 0)",
+      .range = "[0, 4G]" },
     { .key = "osd_memory_model", .type = RS_PT_STRING, .def = "caches", .choices = "caches|whole",
       .doc = "caches: only the onode and buffer caches are simulated, the kv share taken full, "
              "base = max(osd_memory_base, memtables full + osd_pg_log_bytes); whole: RocksDB's "
@@ -156,6 +171,30 @@ static void table_del(const osd *o, rs_idmap *t, uint64_t key)
 }
 
 /* ---- objects and their allocations ---- */
+
+static uint64_t wkey_of(const void *ctx, uint32_t id)
+{
+    return ((const osd *)ctx)->wkey[id];
+}
+
+/* The extras an onode allocates when bytes of its object have been written. */
+static uint64_t extras_of(const osd *o, uint64_t written)
+{
+    rs_part p[RS_LAYOUT_MAX_PARTS];
+    unsigned n = o->onode_layout.ops->parts(o->onode_layout.state, written, 0, p);
+    return n == 2 ? p[1].size_bytes : 0;
+}
+
+/* How much of object has been written (its slot in written when r_id). */
+static uint64_t written_of(const osd *o, uint64_t object, uint64_t h, uint32_t *r_id)
+{
+    uint32_t id = o->track_written
+                      ? rs_idmap_id(&o->written, rs_idmap_probe(&o->written, object, h, wkey_of, o))
+                      : NONE;
+    if (r_id)
+        *r_id = id;
+    return id == NONE ? o->prefill_bytes : o->wbytes[id];
+}
 
 static uint32_t thread_now(const osd *o)
 {
@@ -267,7 +306,8 @@ static void on_onode_evicted(void *ctx, rs_oid id, int what)
     }
     table_del(o, &o->onodes, o->objs[id].key);
     o->n_onodes--;
-    account(o, o->onode_bytes + o->extra_bytes, 0, -1);
+    o->extra_bytes_now -= o->objs[id].len;
+    account(o, o->onode_bytes + o->objs[id].len, 0, -1);
     obj_free(o, id, o->onode_bytes);
 }
 
@@ -396,7 +436,8 @@ static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32
     /* h: the object's hash, which the service computed for its PG */
     uint32_t id = rs_idmap_id(&o->onodes, rs_idmap_probe(&o->onodes, object, h, obj_key, o));
     int rc;
-    rs_cache_count(&o->onode_h, id != NONE, o->onode_bytes + o->extra_bytes);
+    uint64_t extra = id != NONE ? o->objs[id].len : extras_of(o, written_of(o, object, h, NULL));
+    rs_cache_count(&o->onode_h, id != NONE, o->onode_bytes + extra);
     if (id != NONE) {
         o->onode_hits++;
         o->oc->touch(o->onode_cache.state, id);
@@ -408,7 +449,7 @@ static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32
     /* the onode's key is read from RocksDB (its block cache) */
     if (o->budget && (rc = rs_osd_budget_onode_read(o->budget, object, thread_now(o), err)))
         return rc;
-    if ((rc = obj_new(o, object, shard, o->onode_bytes, o->extra_bytes, &id, err)))
+    if ((rc = obj_new(o, object, shard, o->onode_bytes, extra, &id, err)))
         return rc;
     /* the extras are one allocation counted in bluestore_cache_other; the
      * len field remembers their size for the free */
@@ -416,7 +457,8 @@ static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32
     if ((rc = o->oc->insert_at(o->onode_cache.state, id, 0, shard, RS_CACHE_LEVEL_ALL, err)))
         return rc;
     o->n_onodes++;
-    account(o, o->onode_bytes + o->extra_bytes, 0, 1);
+    o->extra_bytes_now += extra;
+    account(o, o->onode_bytes + extra, 0, 1);
     /* the op's own reference, taken now: its trim-on-add must not take it */
     o->objs[id].pins = 1;
     o->oc->pin(o->onode_cache.state, id);
@@ -457,6 +499,53 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     return 0;
 }
 
+/* A write of [off, end) to the object of onode id: what was written grows,
+ * and with it the onode's extras (its blobs), reallocated at their new size. */
+static int note_written(osd *o, uint32_t id, uint64_t object, uint64_t h, uint64_t end, rs_err *err)
+{
+    uint32_t w;
+    uint64_t before = written_of(o, object, h, &w);
+    if (end <= before)
+        return 0;
+    if (w == NONE) {
+        int rc;
+        if ((rc = rs_idmap_reserve(&o->written, err)))
+            return rc;
+        if (o->nw == o->wcap) {
+            uint32_t cap = o->wcap ? o->wcap * 2 : 4096;
+            uint64_t *k = realloc(o->wkey, (size_t)cap * sizeof *k);
+            if (k)
+                o->wkey = k;
+            uint64_t *b = k ? realloc(o->wbytes, (size_t)cap * sizeof *b) : NULL;
+            if (!b)
+                return rs_fail(err, RS_ENOMEM, "out of memory for %u written objects", cap);
+            o->wbytes = b;
+            o->wcap = cap;
+        }
+        w = o->nw++;
+        o->wkey[w] = object;
+        rs_idmap_put(&o->written, rs_idmap_probe(&o->written, object, h, wkey_of, o), object, h, w);
+    }
+    o->wbytes[w] = end;
+    obj *on = &o->objs[id];
+    uint64_t extra = extras_of(o, end), now = o->eng->now_ns;
+    if (extra == on->len)
+        return 0;
+    if (extra > UINT32_MAX)
+        return rs_fail(err, RS_EINPUT, "object %llu's extents and blobs pass 4 GiB",
+                       (unsigned long long)object);
+    if (on->addr[1])
+        o->alloc->ops->free(o->alloc->state, on->addr[1], on->len, thread_now(o), now);
+    account(o, on->len, 0, -1);
+    o->extra_bytes_now += extra - on->len;
+    on->addr[1] = o->alloc->ops->alloc(o->alloc->state, extra, thread_now(o), now);
+    if (!on->addr[1])
+        return rs_alloc_fail_full(o->alloc, err);
+    on->len = (uint32_t)extra;
+    account(o, extra, 0, 1);
+    return 0;
+}
+
 /* Apply rec to the cache; says whether the device is needed. */
 static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs_osd_applied *p,
                        rs_err *err)
@@ -482,6 +571,9 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
     if (write) {
         o->writes++;
         p->device = 1;
+        if (o->track_written &&
+            (rc = note_written(o, p->onode, rec->key, h, (uint64_t)rec->aux + rec->size_bytes, err)))
+            return rc;
         if (o->budget && ((rc = rs_osd_budget_write_data(o->budget, rec->size_bytes,
                                                           thread_now(o), &p->held, err)) ||
                           (rc = rs_osd_budget_write(o->budget, rec->key,
@@ -567,6 +659,9 @@ static void osd_destroy(void *state)
         o->buffer_layout.ops->destroy(o->buffer_layout.state);
     rs_idmap_release(&o->onodes);
     rs_idmap_release(&o->buffers);
+    rs_idmap_release(&o->written);
+    free(o->wkey);
+    free(o->wbytes);
     if (o->onode_cache.ops)
         o->onode_cache.ops->destroy(o->onode_cache.state);
     if (o->buffer_cache.ops)
@@ -675,7 +770,20 @@ static int layouts(osd *o, const rs_daemon_env *env, rs_err *err)
         return rs_fail(err, RS_EINPUT, "daemon osd cannot use onode layout '%s': it keeps an onode "
                        "as at most two tracked allocations", lo->name);
     o->onode_bytes = on[0].size_bytes;
-    o->extra_bytes = n == 2 ? on[1].size_bytes : 0;
+    /* what was written matters when it changes the extras; else the
+     * prefill key does nothing */
+    uint64_t none = extras_of(o, 0), full = extras_of(o, (uint64_t)1 << 32);
+    o->track_written = none != full;
+    o->prefill_bytes = rs_config_size(env->cfg, "osd_object_prefill_bytes");
+    if (o->prefill_bytes && extras_of(o, o->prefill_bytes) == none)
+        return rs_fail(err, RS_EINPUT, "osd_object_prefill_bytes does nothing with onode layout "
+                       "'%s' as configured: its onodes do not depend on the bytes written (set "
+                       "bluestore_max_blob_size)", lo->name);
+    if (full > UINT32_MAX)
+        return rs_fail(err, RS_EINPUT, "onode layout '%s': a 4 GiB object's extras pass 4 GiB",
+                       lo->name);
+    if (o->track_written && (rc = rs_idmap_init(&o->written, 4096, err)))
+        return rc;
     unsigned ng = lb->parts(o->buffer_layout.state, 0, 0, ghost);
     unsigned nb = lb->parts(o->buffer_layout.state, 1, 0, buf);
     if (ng != 1 || nb != 2 || !ghost[0].tracked || buf[0].size_bytes != ghost[0].size_bytes ||
@@ -843,6 +951,9 @@ static int osd_metrics(const void *state, uint64_t end_ns, rs_result *res, rs_er
     };
     for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
         rc = rs_result_set_metric(res, m[i].name, m[i].v, err);
+    /* the cached onodes' extents and blobs, when they follow what was written */
+    if (!rc && o->track_written)
+        rc = rs_result_set_metric(res, "onode_extra_bytes", (double)o->extra_bytes_now, err);
     if (!rc)
         rc = rs_daemon_hit_metrics(res, "onode_", &o->onode_h, err);
     if (!rc)

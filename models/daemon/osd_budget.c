@@ -59,6 +59,11 @@
  * osd_pg_num × the per-PG length — the trace's writes hash evenly over its
  * osd_pg_num PGs, so it holds what their logs hold together; the other
  * pools' PGs (osd_num_pgs − osd_pg_num) only shorten the per-PG length.
+ * With osd_pg_projected_log the primary's projected log is a second
+ * IndexedLog (PrimaryLogPG.h, log_operation: projected_log.trim(last
+ * version) every op), so every write's entry is also a dup there at once,
+ * osd_pg_log_dups_tracked kept per PG: the 16.2.15 OSD's osd_pglog held
+ * exactly entries × 520 B + dups × 104 B with ~6000 dups per written PG.
  *
  * Client writes in flight (osd_write_data_held).  A write's data arrives
  * with its message: the messenger reads the data segment into one buffer
@@ -145,9 +150,10 @@ struct rs_osd_budget {
     int wal_flush_pending;
     uint64_t wal_full_flushes;
     /* pg log */
-    ring log, dups;
+    ring log, dups, pdups;      /* pdups: the projected log's (osd_pg_projected_log) */
     uint64_t log_cap, dups_cap;
     int dups_unbounded;         /* tracker 53729: dups never trimmed */
+    int projected;              /* osd_pg_projected_log */
     uint64_t entry_bytes, dup_bytes;
     uint64_t dups_peak;
     /* client writes' data in flight: token = slot + 1 */
@@ -464,6 +470,18 @@ static int pg_log_append(rs_osd_budget *b, uint32_t thread, rs_err *err)
         return rs_alloc_fail_full(b->alloc, err);
     if ((rc = ring_push(&b->log, a, err)))
         return rc;
+    /* the projected log's copy of the entry is trimmed at once (log_operation
+     * trims it to the op's version), so it is a dup from now on; this log is
+     * trimmed every op, so its dups stay bounded even when the log's are not */
+    if (b->projected && b->dups_cap) {
+        rs_addr d = ao->alloc(b->alloc->state, b->dup_bytes, thread, now);
+        if (!d)
+            return rs_alloc_fail_full(b->alloc, err);
+        if ((rc = ring_push(&b->pdups, d, err)))
+            return rc;
+        while (b->pdups.n > b->dups_cap)
+            ao->free(b->alloc->state, ring_pop(&b->pdups), b->dup_bytes, thread, now);
+    }
     while (b->log.n > b->log_cap) {
         ao->free(b->alloc->state, ring_pop(&b->log), b->entry_bytes, thread, now);
         if (!b->dups_cap && !b->dups_unbounded)
@@ -555,7 +573,7 @@ void rs_osd_budget_write_done(rs_osd_budget *b, uint64_t token, uint32_t thread)
 uint64_t rs_osd_budget_bytes(const rs_osd_budget *b)
 {
     return b->charged[0] + b->charged[1] + b->memtable_alloc_bytes + b->log.n * b->entry_bytes +
-           b->dups.n * b->dup_bytes + b->held_bytes;
+           (b->dups.n + b->pdups.n) * b->dup_bytes + b->held_bytes;
 }
 
 /* ---- lifecycle ---- */
@@ -616,6 +634,7 @@ int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
     b->log_cap = per_pg * pgs;
     b->dups_cap = (uint64_t)rs_config_int(cfg, "osd_pg_log_dups_tracked") * pgs;
     b->dups_unbounded = rs_config_bool(cfg, "osd_pg_log_dups_trim_broken");
+    b->projected = rs_config_bool(cfg, "osd_pg_projected_log");
     b->entry_bytes = rs_config_size(cfg, "osd_pg_log_entry_bytes");
     b->dup_bytes = rs_config_size(cfg, "osd_pg_log_dup_bytes");
     b->hold_writes = rs_config_bool(cfg, "osd_write_data_held");
@@ -623,6 +642,11 @@ int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
     if (!b->deferred_cf && !b->deferred_max) {
         rc = rs_fail(err, RS_EINPUT, "key 'rocksdb_deferred_cf' = false has no effect: no write is "
                      "deferred (bluestore_prefer_deferred_size 0)");
+        goto fail;
+    }
+    if (b->projected && !b->dups_cap) {
+        rc = rs_fail(err, RS_EINPUT, "key 'osd_pg_projected_log' = true has no effect: no dup is "
+                     "kept (osd_pg_log_dups_tracked 0)");
         goto fail;
     }
     if (lo > hi) {
@@ -667,6 +691,7 @@ void rs_osd_budget_destroy(rs_osd_budget *b)
     free(b->bnext);
     free(b->log.a);
     free(b->dups.a);
+    free(b->pdups.a);
     free(b->haddr);
     free(b->hbytes);
     free(b->hnext);
@@ -688,12 +713,15 @@ int rs_osd_budget_metrics(const rs_osd_budget *b, rs_result *res, rs_err *err)
         { "memtable_wal_full_flushes_count", (double)b->wal_full_flushes },
         { "pg_log_entries_count", (double)b->log.n },
         { "pg_log_dups_count", (double)b->dups.n },
-        { "pg_log_bytes", (double)(b->log.n * b->entry_bytes + b->dups.n * b->dup_bytes) },
+        { "pg_log_bytes",
+          (double)(b->log.n * b->entry_bytes + (b->dups.n + b->pdups.n) * b->dup_bytes) },
         { "write_data_held_bytes", (double)b->held_bytes },
         { "write_data_held_peak_bytes", (double)b->held_peak_bytes },
     };
     int rc = 0;
     for (size_t i = 0; i < sizeof m / sizeof m[0] && !rc; i++)
         rc = rs_result_set_metric(res, m[i].name, m[i].v, err);
+    if (!rc && b->projected)
+        rc = rs_result_set_metric(res, "pg_log_projected_dups_count", (double)b->pdups.n, err);
     return rc ? rc : rs_daemon_hit_metrics(res, "rocksdb_", &b->block_hits, err);
 }

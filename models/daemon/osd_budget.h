@@ -66,6 +66,10 @@ typedef struct rs_osd_budget rs_osd_budget;
       .doc = "whole: dup entries kept per PG (3000)", .range = "[0, 100000000]" },               \
     { .key = "osd_pg_log_dups_trim_broken", .type = RS_PT_BOOL, .def = "false",                  \
       .doc = "whole: dups are never trimmed (ceph tracker 53729; fixed in 16.2.11, 17.2.4)" },   \
+    { .key = "osd_pg_projected_log", .type = RS_PT_BOOL, .def = "false",                         \
+      .doc = "whole: the primary's projected log (PrimaryLogPG::projected_log, trimmed to each "  \
+             "op's version in log_operation) turns every write's entry into a dup at once and "  \
+             "keeps osd_pg_log_dups_tracked of them per PG, beside the log's own" },             \
     { .key = "osd_pg_log_entry_bytes", .type = RS_PT_SIZE, .def = "1K",                          \
       .doc = "whole: one PG log entry's allocation (osd_pglog mempool per entry, measured "      \
              "16.2.15)", .range = "[1, 1M]" },                                                   \
