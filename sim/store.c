@@ -597,6 +597,98 @@ void rs_store_close(rs_store *st)
     store_free(st);
 }
 
+/* ---- database images in memory ----------------------------------------- */
+
+/* Load a copy of the image data[0 .. size) into st's schema ("main", or an
+ * attached one) as SQLite's in-memory file (memdb).  A file in WAL mode
+ * (header bytes 18 and 19 both 2) is read as the legacy journal mode's
+ * (both 1): memdb has no WAL, and the image is the main file, whose pages
+ * are every commit that was checkpointed (what a reader of the file alone
+ * sees, as open_immutable's). */
+static int image_load(rs_store *st, const char *schema, const char *name, const void *data,
+                      size_t size, int readonly, rs_err *err)
+{
+    if (size == 0)
+        return 0; /* an empty image: an empty database, as an empty file is */
+    if (size > (size_t)INT64_MAX / 2)
+        return rs_fail(err, RS_EINPUT, "database image '%s' too large (%zu bytes)", name, size);
+    unsigned char *copy = sqlite3_malloc64(size);
+    if (!copy)
+        return rs_fail(err, RS_ENOMEM, "out of memory loading database image '%s'", name);
+    memcpy(copy, data, size);
+    if (size >= 20 && copy[18] == 2 && copy[19] == 2)
+        copy[18] = copy[19] = 1;
+    /* on failure SQLite frees copy (FREEONCLOSE) */
+    if (sqlite3_deserialize(st->db, schema, copy, (sqlite3_int64)size, (sqlite3_int64)size,
+                            SQLITE_DESERIALIZE_FREEONCLOSE |
+                                (readonly ? SQLITE_DESERIALIZE_READONLY
+                                          : SQLITE_DESERIALIZE_RESIZEABLE)) != SQLITE_OK)
+        return rs_fail(err, RS_EDB, "cannot load database image '%s': %s", name,
+                       sqlite3_errmsg(st->db));
+    return 0;
+}
+
+int rs_store_open_image(rs_store **r_st, const char *name, const void *data, size_t size,
+                        int writable, rs_err *err)
+{
+    rs_store *st = NULL;
+    int rc;
+
+    *r_st = NULL;
+    if ((rc = store_alloc(&st, name, err)))
+        return rc;
+    st->readonly = !writable;
+    if (sqlite3_open_v2(":memory:", &st->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot open database");
+        goto fail;
+    }
+    sqlite3_extended_result_codes(st->db, 1);
+    if (sqlite3_exec(st->db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = db_fail(st, err, "cannot enable foreign keys");
+        goto fail;
+    }
+    if ((rc = image_load(st, "main", name, data, size, !writable, err)))
+        goto fail;
+    if (!writable)
+        rc = check_version(st, err);
+    else if (!(rc = stmts_prepare(st, ST_BEGIN, ST_COMMIT, err)) &&
+             !(rc = schema_migrate(st, err)))
+        rc = stmts_prepare(st, ST_COMMIT + 1, ST_COUNT - 1, err);
+    if (rc)
+        goto fail;
+    *r_st = st;
+    return 0;
+fail:
+    store_free(st);
+    return rc;
+}
+
+int rs_store_image(rs_store *st, void **r_data, size_t *r_size, rs_err *err)
+{
+    sqlite3_int64 n = 0;
+    unsigned char *img;
+
+    *r_data = NULL;
+    *r_size = 0;
+    if (!(img = sqlite3_serialize(st->db, "main", &n, 0))) {
+        if (n == 0 && sqlite3_errcode(st->db) == SQLITE_OK)
+            return 0; /* an empty database */
+        return db_fail(st, err, "cannot copy the database");
+    }
+    void *out = malloc(n > 0 ? (size_t)n : 1);
+    if (!out) {
+        sqlite3_free(img);
+        return rs_fail(err, RS_ENOMEM, "out of memory copying database '%s'", st->path);
+    }
+    memcpy(out, img, (size_t)n);
+    sqlite3_free(img);
+    *r_data = out;
+    *r_size = (size_t)n;
+    return 0;
+}
+
 /* The connection, for query.c (the store layer's read side) only; not in
  * store.h, so nothing above the store layer can reach SQL. */
 struct sqlite3 *rs_store_db(rs_store *st);
@@ -1367,7 +1459,8 @@ static int merge_plans(rs_store *st, rs_err *err)
                            " AND m.quantile IS s.quantile AND m.seeds IS s.seeds) ORDER BY s.id",
                            -1, &plans, NULL) != SQLITE_OK)
         return db_fail(st, err, "cannot read the source's plans");
-    while (!rc && sqlite3_step(plans) == SQLITE_ROW) {
+    int step = SQLITE_DONE; /* an error of the source's read is not its end */
+    while (!rc && (step = sqlite3_step(plans)) == SQLITE_ROW) {
         int64_t src_plan = sqlite3_column_int64(plans, 0);
         rc = exec_bound(st, "INSERT INTO main.plans(" PLAN_COLS ") SELECT " PLAN_COLS
                             " FROM src.plans WHERE id = ?1", src_plan, 0, err);
@@ -1379,6 +1472,8 @@ static int merge_plans(rs_store *st, rs_err *err)
                                 " WHERE e.plan_id = ?1",
                             src_plan, sqlite3_last_insert_rowid(st->db), err);
     }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(st, err, "cannot read the source's plans");
     sqlite3_finalize(plans);
     return rc;
 }
@@ -1400,7 +1495,8 @@ static int merge_nodes(rs_store *st, rs_err *err)
                            " WHERE nm.node_id = s.id AND (r.id IS NULL OR r.status <> 'done'))"
                            " ORDER BY s.id", -1, &nodes, NULL) != SQLITE_OK)
         return db_fail(st, err, "cannot read the source's nodes");
-    while (!rc && sqlite3_step(nodes) == SQLITE_ROW) {
+    int step = SQLITE_DONE; /* an error of the source's read is not its end */
+    while (!rc && (step = sqlite3_step(nodes)) == SQLITE_ROW) {
         int64_t src_node = sqlite3_column_int64(nodes, 0);
         rc = exec_bound(st, "INSERT INTO main.nodes(created_at, spec, ram_bytes, headroom, interval_ns,"
                             " end_ns, steady_from_ns, verdict) SELECT created_at, spec, ram_bytes, headroom,"
@@ -1421,6 +1517,8 @@ static int merge_nodes(rs_store *st, rs_err *err)
             rc = exec_bound(st, "INSERT INTO main.node_metrics(node_id, name, value) SELECT ?2, name,"
                                 " value FROM src.node_metrics WHERE node_id = ?1", src_node, dst_node, err);
     }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(st, err, "cannot read the source's nodes");
     sqlite3_finalize(nodes);
     return rc;
 }
@@ -1445,7 +1543,8 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
                            " FROM src.runs r ORDER BY r.sweep_id IS NULL, r.sweep_id, r.point_index, r.id",
                            -1, &runs, NULL) != SQLITE_OK)
         return db_fail(st, err, "cannot read the source's runs");
-    while (!rc && sqlite3_step(runs) == SQLITE_ROW) {
+    int step = SQLITE_DONE; /* an error of the source's read is not its end */
+    while (!rc && (step = sqlite3_step(runs)) == SQLITE_ROW) {
         int64_t src_id = sqlite3_column_int64(runs, 0);
         int src_done = col_is(runs, 1, "done");
         int in_sweep = sqlite3_column_type(runs, 3) != SQLITE_NULL;
@@ -1490,6 +1589,8 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
         if (!rc && src_done)
             (*r_copied)++;
     }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(st, err, "cannot read the source's runs");
     sqlite3_finalize(runs);
     if (!rc)
         rc = merge_plans(st, err);
@@ -1503,23 +1604,65 @@ static int merge_source(rs_store *st, uint64_t *r_copied, rs_err *err)
     return rc;
 }
 
+/* ATTACH file AS src: a path, or ":memory:" for an image. */
+static int merge_attach(rs_store *st, const char *file, const char *name, rs_err *err)
+{
+    sqlite3_stmt *attach;
+    int rc;
+
+    if (sqlite3_prepare_v2(st->db, "ATTACH DATABASE ?1 AS src", -1, &attach, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot attach '%s'", name);
+    sqlite3_bind_text(attach, 1, file, -1, SQLITE_TRANSIENT);
+    rc = sqlite3_step(attach);
+    sqlite3_finalize(attach);
+    if (rc != SQLITE_DONE)
+        return db_fail(st, err, "cannot attach '%s'", name);
+    return 0;
+}
+
+static int merge_attached(rs_store *st, uint64_t *r_copied, rs_err *err);
+
 int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_err *err)
 {
     rs_store *src;
-    sqlite3_stmt *attach;
     int rc;
 
     *r_copied = 0;
     if ((rc = rs_store_open_ro(&src, src_path, err)))
         return rc; /* it exists and is an rssim database of this schema */
     rs_store_close(src);
-    if (sqlite3_prepare_v2(st->db, "ATTACH DATABASE ?1 AS src", -1, &attach, NULL) != SQLITE_OK)
-        return db_fail(st, err, "cannot attach '%s'", src_path);
-    sqlite3_bind_text(attach, 1, src_path, -1, SQLITE_TRANSIENT);
-    rc = sqlite3_step(attach);
-    sqlite3_finalize(attach);
-    if (rc != SQLITE_DONE)
-        return db_fail(st, err, "cannot attach '%s'", src_path);
+    if ((rc = merge_attach(st, src_path, src_path, err)))
+        return rc;
+    return merge_attached(st, r_copied, err);
+}
+
+int rs_store_merge_image(rs_store *st, const char *name, const void *data, size_t size,
+                         uint64_t *r_copied, rs_err *err)
+{
+    rs_store *src;
+    int rc;
+
+    *r_copied = 0;
+    if ((rc = rs_store_open_image(&src, name, data, size, 0, err)))
+        return rc; /* an rssim database of this schema */
+    rs_store_close(src);
+    if ((rc = merge_attach(st, ":memory:", name, err)))
+        return rc;
+    /* writable (the merge reads it only, and it is a copy): BEGIN IMMEDIATE
+     * takes a write lock on every attached database, which a read-only
+     * memdb refuses */
+    if ((rc = image_load(st, "src", name, data, size, 0, err))) {
+        sqlite3_exec(st->db, "DETACH DATABASE src", NULL, NULL, NULL);
+        return rc;
+    }
+    return merge_attached(st, r_copied, err);
+}
+
+/* Merge the attached src into main, in one transaction, and detach it. */
+static int merge_attached(rs_store *st, uint64_t *r_copied, rs_err *err)
+{
+    int rc;
+
     if (!(rc = tx_begin(st, err, "merge"))) {
         if (sqlite3_exec(st->db, "CREATE TEMP TABLE IF NOT EXISTS merge_map(src INTEGER PRIMARY KEY,"
                                  " dst INTEGER NOT NULL); DELETE FROM temp.merge_map;",

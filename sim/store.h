@@ -66,6 +66,20 @@ int rs_store_open(rs_store **r_st, const char *path, rs_err *err);
  * return RS_EDB. */
 int rs_store_open_ro(rs_store **r_st, const char *path, rs_err *err);
 void rs_store_close(rs_store *st);
+/* A database held in memory: a copy of the image data[0 .. size) (the
+ * bytes of a database file; size 0: an empty database), named name in
+ * messages.  Read-only (writable 0) it is checked as rs_store_open_ro
+ * checks a file (RS_EINPUT when not an rssim database, RS_EDB for another
+ * schema version); writable it is migrated as rs_store_open migrates a file
+ * (an empty image gets the schema), and every write stays in memory until
+ * rs_store_image copies it out.  An image of a WAL-mode file reads as its
+ * main file alone (what a checkpoint left there).  The data is not kept:
+ * the caller may free it on return. */
+int rs_store_open_image(rs_store **r_st, const char *name, const void *data, size_t size,
+                        int writable, rs_err *err);
+/* The bytes of st's database as a file would hold them (*r_data malloc'd,
+ * the caller frees it; NULL and 0 for an empty database). */
+int rs_store_image(rs_store *st, void **r_data, size_t *r_size, rs_err *err);
 /* The path the handle was opened with (for messages). */
 const char *rs_store_path(const rs_store *st);
 
@@ -153,6 +167,10 @@ int rs_store_sweep_check(rs_store *st, int64_t sweep_id, rs_err *err);
  * their evaluations come across with the run ids remapped).  One
  * transaction.  *r_copied counts the done runs taken from src. */
 int rs_store_merge(rs_store *st, const char *src_path, uint64_t *r_copied, rs_err *err);
+/* rs_store_merge of a database image held in memory (rs_store_open_image's
+ * data, size and name): the same checks, the same merge. */
+int rs_store_merge_image(rs_store *st, const char *name, const void *data, size_t size,
+                         uint64_t *r_copied, rs_err *err);
 
 /* Set metric name of run_id to value (NaN is stored as NULL), replacing
  * its old value: what `rssim validate` adds to a measured run.  RS_EDB

@@ -36,7 +36,8 @@
 #define NONE UINT32_MAX
 #define FSROOT 0u
 #define MAX_ARGS 8
-#define PID_SLOTS (2u * RS_STRACE_MAX_PIDS)
+#define PID_SLOTS (2u * RS_STRACE_MAX_PIDS) /* the pid table's most slots (half full at most) */
+#define PID_SLOTS_FIRST 64u                 /* and its first: doubled as processes are seen */
 #define NS_PER_DAY (86400ull * 1000000000ull)
 #define ROOT_INO 1u
 
@@ -100,6 +101,7 @@ typedef struct st {
     proc *procs;
     uint32_t n_procs, cap_procs, live;
     uint32_t *pid_slots; /* proc + 1 */
+    size_t n_pid_slots;  /* a power of two, at most PID_SLOTS */
     uint32_t next_client, rr;
     uint32_t placeholder; /* the proc of the unprefixed lines, NONE if none */
 
@@ -490,14 +492,14 @@ static int tab_put(st *s, proc *p, rs_err *err)
     return rc;
 }
 
-static size_t pid_home(int64_t pid)
+static size_t pid_home(const st *s, int64_t pid)
 {
-    return rs_hash64((uint64_t)pid) & (PID_SLOTS - 1);
+    return rs_hash64((uint64_t)pid) & (s->n_pid_slots - 1);
 }
 
 static uint32_t pid_find(const st *s, int64_t pid)
 {
-    for (size_t i = pid_home(pid);; i = (i + 1) & (PID_SLOTS - 1)) {
+    for (size_t i = pid_home(s, pid);; i = (i + 1) & (s->n_pid_slots - 1)) {
         uint32_t v = s->pid_slots[i];
         if (!v)
             return NONE;
@@ -508,15 +510,36 @@ static uint32_t pid_find(const st *s, int64_t pid)
 
 static void pid_put(st *s, uint32_t p)
 {
-    size_t i = pid_home(s->procs[p].pid);
+    size_t i = pid_home(s, s->procs[p].pid);
     while (s->pid_slots[i])
-        i = (i + 1) & (PID_SLOTS - 1);
+        i = (i + 1) & (s->n_pid_slots - 1);
     s->pid_slots[i] = p + 1;
+}
+
+/* Room for n pids with the table at most half full: a 64-slot table grown
+ * by doubling (a trace of a few processes does not zero PID_SLOTS' 512 KiB). */
+static int pid_reserve(st *s, uint32_t n, rs_err *err)
+{
+    if ((size_t)n * 2 <= s->n_pid_slots)
+        return 0;
+    size_t ns = s->n_pid_slots, old_n = s->n_pid_slots;
+    while (ns < (size_t)n * 2 && ns < PID_SLOTS)
+        ns *= 2;
+    uint32_t *q = calloc(ns, sizeof *q), *old = s->pid_slots;
+    if (!q)
+        return oom(err);
+    s->pid_slots = q;
+    s->n_pid_slots = ns;
+    for (size_t i = 0; i < old_n; i++)
+        if (old[i])
+            pid_put(s, old[i] - 1);
+    free(old);
+    return 0;
 }
 
 static void pid_del(st *s, uint32_t p)
 {
-    size_t mask = PID_SLOTS - 1, i = pid_home(s->procs[p].pid), j;
+    size_t mask = s->n_pid_slots - 1, i = pid_home(s, s->procs[p].pid), j;
     while (s->pid_slots[i] != p + 1)
         i = (i + 1) & mask;
     s->pid_slots[i] = 0;
@@ -524,7 +547,7 @@ static void pid_del(st *s, uint32_t p)
         j = (j + 1) & mask;
         if (!s->pid_slots[j])
             return;
-        size_t k = pid_home(s->procs[s->pid_slots[j] - 1].pid);
+        size_t k = pid_home(s, s->procs[s->pid_slots[j] - 1].pid);
         if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
             continue;
         s->pid_slots[i] = s->pid_slots[j];
@@ -567,6 +590,8 @@ static int proc_new(st *s, int64_t pid, proc *parent, const char *flags, uint32_
     if (s->live >= RS_STRACE_MAX_PIDS)
         return fail(s, err, "more than %u processes alive at once (RS_STRACE_MAX_PIDS)",
                     RS_STRACE_MAX_PIDS);
+    if ((rc = pid_reserve(s, s->live + 1, err)))
+        return rc;
     if ((rc = client_for(s, parent, thread, &client, err)))
         return rc;
     for (p = 0; p < s->n_procs && s->procs[p].used; p++)
@@ -1413,6 +1438,8 @@ static int line(st *s, char *p, rs_err *err)
         size_t pl = strlen(x->pend), rl = strlen(rest);
         if (pl + rl + 1 > RS_STRACE_MAX_LINE)
             return fail(s, err, "resumed call: the joined call is longer than %d bytes", RS_STRACE_MAX_LINE);
+        if (!s->joinbuf && !(s->joinbuf = malloc(2 * RS_STRACE_MAX_LINE)))
+            return oom(err); /* made at the first resumed call: 128 KiB */
         memcpy(s->joinbuf, x->pend, pl);
         memcpy(s->joinbuf + pl, rest, rl + 1);
         free(x->pend);
@@ -1475,11 +1502,11 @@ static int import_strace(const char *in_path, const rs_import_opts *opts, rs_tra
 
     memset(r_stats, 0, sizeof *r_stats);
     s.pathbuf = malloc(RS_STRACE_MAX_LINE);
-    s.joinbuf = malloc(2 * RS_STRACE_MAX_LINE);
-    s.pid_slots = calloc(PID_SLOTS, sizeof *s.pid_slots);
+    s.n_pid_slots = PID_SLOTS_FIRST;
+    s.pid_slots = calloc(s.n_pid_slots, sizeof *s.pid_slots);
     s.n_slots = 1024;
     s.slots = calloc(s.n_slots, sizeof *s.slots);
-    if (!buf || !s.pathbuf || !s.joinbuf || !s.pid_slots || !s.slots ||
+    if (!buf || !s.pathbuf || !s.pid_slots || !s.slots ||
         grow((void **)&s.nodes, &s.cap_nodes, 1, sizeof *s.nodes)) {
         rc = oom(err);
         goto out;

@@ -63,6 +63,20 @@ expect_status 0 "hand import" "$RSSIM" trace import --from strace "$T/hand.strac
 stdout_has "hand summary" "14 records (0 by client 0, the tree before the recording) from 16 calls (10 under the root) of 3 processes on 20 lines"
 check "hand records as worked out" cmp -s "$T/hand.tsv" "$T/hand.want"
 [ -s "$T/hand.tsv" ] && ! cmp -s "$T/hand.tsv" "$T/hand.want" && diff "$T/hand.want" "$T/hand.tsv" | head -20 >&2
+# 300 processes alive at once (the pid table starts at 64 slots and grows
+# by doubling, rehashing the live pids): each is found again for its
+# mkdir and its exit, so the import sees 301 processes, not more
+{
+  echo '100 10:00:00.000000 mkdir("/w/p", 0777) = 0'
+  for i in $(seq 1000 1299); do echo "100 10:00:00.000001 clone(child_stack=NULL, flags=SIGCHLD) = $i"; done
+  for i in $(seq 1000 1299); do echo "$i 10:00:00.000002 mkdir(\"/w/p/d$i\", 0777) = 0"; done
+  for i in $(seq 1299 -1 1000); do echo "$i 10:00:00.000003 +++ exited with 0 +++"; done
+  for i in $(seq 1000 1299); do echo "100 10:00:00.000004 rmdir(\"/w/p/d$i\") = 0"; done
+} > "$T/many.strace"
+expect_status 0 "many processes" "$RSSIM" trace import --from strace "$T/many.strace" -o "$T/many.tsv" --root /w
+stdout_has "many processes" "of 301 processes"
+check "many processes: 301 MKDIR, 300 RMDIR" \
+  test "$(grep -c MKDIR "$T/many.tsv")/$(grep -c RMDIR "$T/many.tsv")" = 301/300
 # a path client 0 made as a file (access gives no mode) that turns out a
 # folder is made again as one, same inode, before anything goes in it
 printf '100 10:00:00.000000 access("/w/sub", F_OK) = 0\n100 10:00:00.000001 stat("/w/sub/f", {st_mode=S_IFREG|0644, st_size=0, ...}) = 0\n' \

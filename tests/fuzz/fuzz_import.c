@@ -80,8 +80,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char in[64], out[64];
-    snprintf(in, sizeof in, "/tmp/rssim-fuzz-import-%ld.in", (long)getpid());
-    snprintf(out, sizeof out, "/tmp/rssim-fuzz-import-%ld.bin", (long)getpid());
+    /* on tmpfs when there is one: a file created, written and unlinked per
+     * importer on a disk's file system was a tenth of an input's time */
+    const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(in, sizeof in, "%s/rssim-fuzz-import-%ld.in", dir, (long)getpid());
+    snprintf(out, sizeof out, "%s/rssim-fuzz-import-%ld.bin", dir, (long)getpid());
     FILE *f = fopen(in, "wb");
     if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
         __builtin_trap();

@@ -1,15 +1,16 @@
 /*
  * fuzz_store.c — libFuzzer target over the store's readers.
  *
- * The input bytes are written as an SQLite database file (the seeds are
- * small real rssim databases: a replay, a sweep, a plan; scripts/fuzz) and
- * read the way the commands that take a database read it: opened read-only
- * (rs_store_open_ro: `runs`, `report`, `plot`), every run listed with
+ * The input bytes are an SQLite database image (the seeds are small real
+ * rssim databases: a replay, a sweep, a plan; scripts/fuzz), held in memory
+ * (rs_store_open_image; one input in 32 written as a file and opened with
+ * rs_store_open_ro), and read the way the commands that take a database
+ * read it: opened read-only (`runs`, `report`, `plot`), every run listed with
  * metrics and params (rs_query_runs, `runs list`), each run's row, params,
  * metrics, sample span and samples (`runs show`, `runs export`, `plot`),
  * its sweep (`report`), the plans and their evaluations, two runs' samples
- * joined (`compare`), and the file merged into a fresh database
- * (rs_store_merge, `db merge`).  Any outcome but success or a clean failure
+ * joined (`compare`), and the image merged into a fresh database
+ * (rs_store_merge_image, or rs_store_merge of the file, `db merge`).  Any outcome but success or a clean failure
  * (RS_EINPUT: not an rssim database or a malformed one; RS_EDB: another
  * schema version, or SQLite refusing; RS_ENOTFOUND: a row that is not
  * there) with a message is a finding, as is a crash, a leak or UB.
@@ -20,6 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "sim/query.h"
 #include "sim/store.h"
@@ -109,7 +112,9 @@ static int on_eval(void *ctx, int64_t run_id, uint64_t seed, int64_t limit_bytes
     return 0;
 }
 
-static void read_all(const char *path)
+/* Read the store as the readers do; data != NULL: the image in memory
+ * (rs_store_open_image), else the file at path (rs_store_open_ro). */
+static void read_all(const char *path, const uint8_t *data, size_t size)
 {
     static const char *const metric_names[] = { "rss_steady_bytes", "overshoot_p99" };
     static const char *const param_keys[] = { "alloc", "kv_cache_limit" };
@@ -121,7 +126,8 @@ static void read_all(const char *path)
     seen s = { 0 };
     int rc;
 
-    rc = rs_store_open_ro(&st, path, &err);
+    rc = data ? rs_store_open_image(&st, path, data, size, 0, &err)
+              : rs_store_open_ro(&st, path, &err);
     clean(rc, &err);
     if (rc)
         return;
@@ -168,15 +174,179 @@ static void read_all(const char *path)
     rs_store_close(st);
 }
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* SQLite's memory from an allocator of this target (SQLITE_CONFIG_MALLOC,
+ * set before SQLite starts) instead of ASan's malloc: the system's SQLite is
+ * built without lookaside, so every parser node and page of every query was
+ * an ASan malloc (a stack trace saved, 4 KiB filled, and memory the
+ * quarantine had not recycled: most of an input's time went to faulting in
+ * fresh pages).  Blocks of powers of two from an arena that is never given
+ * back, reused first in, first out once a class has QUARANTINE free blocks;
+ * what is past a block's requested bytes, and a free block, stay poisoned
+ * (ASan's manual poisoning), so a read or write of the store's code past a
+ * column's value or into a freed statement's memory is still caught — only
+ * a use after at least QUARANTINE frees of that size is not.  SQLite calls
+ * it from one thread (the target has no other). */
+#include <sanitizer/asan_interface.h>
+#include <sys/mman.h>
+
+enum { MIN_SHIFT = 4, MAX_SHIFT = 24, HDR = 16, QUARANTINE = 64 };
+#define ARENA_BYTES ((size_t)1 << 34) /* reserved, not committed */
+
+typedef struct blk {
+    struct blk *next; /* while free */
+    uint32_t shift;
+    uint32_t size; /* requested */
+} blk;
+
+static unsigned char *arena, *arena_top;
+static struct {
+    blk *head, *tail;
+    size_t n;
+} fifo[MAX_SHIFT + 1];
+
+static blk *hdr_of(void *p)
+{
+    blk *b = (blk *)((unsigned char *)p - HDR);
+    ASAN_UNPOISON_MEMORY_REGION(b, HDR);
+    return b;
+}
+
+static void *mem_malloc(int n)
+{
+    if (n <= 0)
+        return NULL;
+    size_t need = (size_t)n + HDR;
+    uint32_t shift = need <= ((size_t)1 << MIN_SHIFT) ? MIN_SHIFT
+                                                       : 64 - (uint32_t)__builtin_clzll(need - 1);
+    if (shift > MAX_SHIFT)
+        return NULL; /* SQLite: out of memory (no input of at most 200 KB asks this much) */
+    blk *b;
+    if (fifo[shift].n > QUARANTINE) {
+        b = fifo[shift].head; /* poisoned whole since its free */
+        ASAN_UNPOISON_MEMORY_REGION(b, HDR);
+        fifo[shift].head = b->next;
+        fifo[shift].n--;
+    } else {
+        size_t bytes = (size_t)1 << shift;
+        if ((size_t)(arena + ARENA_BYTES - arena_top) < bytes)
+            return NULL;
+        b = (blk *)arena_top;
+        arena_top += bytes;
+        ASAN_POISON_MEMORY_REGION(b, bytes);
+        ASAN_UNPOISON_MEMORY_REGION(b, HDR);
+    }
+    b->shift = shift;
+    b->size = (uint32_t)n;
+    ASAN_POISON_MEMORY_REGION(b, HDR);
+    unsigned char *p = (unsigned char *)b + HDR;
+    ASAN_UNPOISON_MEMORY_REGION(p, (size_t)n);
+    return p;
+}
+
+static void mem_free(void *p)
+{
+    if (!p)
+        return;
+    blk *b = hdr_of(p);
+    uint32_t shift = b->shift;
+    b->next = NULL;
+    memset(p, 0xfd, b->size); /* what is read of it after the reuse is junk, not stale */
+    if (fifo[shift].tail) {
+        ASAN_UNPOISON_MEMORY_REGION(fifo[shift].tail, HDR);
+        fifo[shift].tail->next = b;
+        ASAN_POISON_MEMORY_REGION(fifo[shift].tail, HDR);
+    } else {
+        fifo[shift].head = b;
+    }
+    fifo[shift].tail = b;
+    fifo[shift].n++;
+    ASAN_POISON_MEMORY_REGION(b, HDR + (size_t)b->size); /* the rest is poisoned since malloc */
+}
+
+static int mem_size(void *p)
+{
+    if (!p)
+        return 0;
+    blk *b = hdr_of(p);
+    int n = (int)b->size;
+    ASAN_POISON_MEMORY_REGION(b, HDR);
+    return n;
+}
+
+static void *mem_realloc(void *p, int n)
+{
+    int old = mem_size(p);
+    void *q = mem_malloc(n);
+    if (q && p)
+        memcpy(q, p, (size_t)(old < n ? old : n));
+    if (q)
+        mem_free(p);
+    return q;
+}
+
+static int mem_roundup(int n)
+{
+    return (n + 7) & ~7;
+}
+
+static int mem_init(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static void mem_shutdown(void *ctx)
+{
+    (void)ctx;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    static const sqlite3_mem_methods methods = { mem_malloc, mem_free, mem_realloc, mem_size,
+                                                 mem_roundup, mem_init, mem_shutdown, NULL };
+    (void)argc;
+    (void)argv;
+    arena = mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (arena == MAP_FAILED || sqlite3_config(SQLITE_CONFIG_MALLOC, &methods) != SQLITE_OK)
+        __builtin_trap();
+    arena_top = arena;
+    return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static void *empty; /* a new database's image, made once: the merge's destination */
+    static size_t empty_size;
     char in[64], out[64], side[80];
     rs_store *st;
     rs_err err = { 0 };
     uint64_t copied = 0;
 
+    if (!empty) {
+        if (rs_store_open_image(&st, "merged", NULL, 0, 1, &err) ||
+            rs_store_image(st, &empty, &empty_size, &err) || !empty)
+            __builtin_trap();
+        rs_store_close(st);
+    }
+    /* 31 inputs in 32 are read and merged in memory (rs_store_open_image,
+     * rs_store_merge_image: the same readers and merge, without a file
+     * written, synced and locked per input, and into a copy of a new
+     * database's image instead of a file created with the schema); the
+     * 32nd (size a multiple of 32; 3 times an image's cost) goes through files as `runs`, `report`
+     * and `db merge` of a file do: rs_store_open_ro (its WAL, -shm and
+     * immutable fallbacks), rs_store_open and rs_store_merge */
+    if (size % 32 != 0) {
+        read_all("fuzz-input", data, size);
+        if (rs_store_open_image(&st, "merged", empty, empty_size, 1, &err))
+            __builtin_trap();
+        clean(rs_store_merge_image(st, "fuzz-input", data, size, &copied, &err), &err);
+        rs_store_close(st);
+        return 0;
+    }
     /* on tmpfs when there is one: SQLite syncs every commit */
     const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     snprintf(in, sizeof in, "%s/rssim-fuzz-store-%ld.db", dir, (long)getpid());
@@ -184,7 +354,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *fp = fopen(in, "wb");
     if (!fp || fwrite(data, 1, size, fp) != size || fclose(fp) != 0)
         __builtin_trap();
-    read_all(in);
+    read_all(in, NULL, 0);
     /* db merge: the file as the source of a merge into a new database */
     unlink(out);
     if (rs_store_open(&st, out, &err))
