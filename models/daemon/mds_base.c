@@ -51,6 +51,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/base/mem.h"
+
 typedef struct seg {
     uint64_t events;          /* events in it */
     uint64_t start_pos;       /* its first event's write position */
@@ -129,9 +131,9 @@ void rs_mds_base_destroy(rs_mds_base *b)
     if (!b)
         return;
     free(b->sess);
-    free(b->ev);
-    free(b->seg);
-    free(b->xa);
+    rs_mem_free(b->ev);
+    rs_mem_free(b->seg);
+    rs_mem_free(b->xa);
     free(b);
 }
 
@@ -163,26 +165,22 @@ int rs_mds_base_session(rs_mds_base *b, uint32_t client, uint32_t thread, uint64
     return 0;
 }
 
-/* Ring growth: a full ring of *cap entries of `size` bytes is copied, oldest
- * first, into one twice as large (1024 at first: a capacity is always a
- * power of two) and freed; *head becomes 0.
+/* Ring growth: a full ring of *cap entries of `size` bytes grows to twice
+ * as many (1024 at first: a capacity is always a power of two) in place
+ * (sim/base/mem.h: huge pages, moved by the kernel rather than copied, the
+ * new half touched only as it fills); the entries before *head, the newest,
+ * move to just after the old end, so the ring reads on from *head as before.
  * The ring (the same one when not full), or NULL with nothing changed. */
 static void *ring_grow(void *ring, uint64_t *cap, uint64_t *head, uint64_t count, size_t size)
 {
     if (count < *cap)
         return ring;
     uint64_t ncap = *cap ? *cap * 2 : 1024;
-    char *p = malloc((size_t)ncap * size);
+    char *p = rs_mem_realloc(ring, (size_t)ncap * size);
     if (!p)
         return NULL;
-    if (count) { /* full: the oldest from *head to the end, then the rest */
-        size_t tail = (size_t)(*cap - *head) * size;
-        memcpy(p, (char *)ring + (size_t)*head * size, tail);
-        memcpy(p + tail, ring, (size_t)*head * size);
-    }
-    free(ring);
+    memcpy(p + (size_t)*cap * size, p, (size_t)*head * size);
     *cap = ncap;
-    *head = 0;
     return p;
 }
 
