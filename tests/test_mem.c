@@ -46,6 +46,15 @@ int main(void)
     q = rs_mem_realloc(q, 11 * mib);
     CHECK(q && all(q, 0, 9 * mib, 0x77) && all(q, 9 * mib, 11 * mib, 0));
     rs_mem_free(q);
+    /* grown past 256 KiB (onto huge pages), then within that mapping */
+    p = rs_mem_calloc(4000);
+    memset(p, 0x11, 4000);
+    p = rs_mem_realloc(p, 300 << 10);
+    CHECK(p && all(p, 0, 4000, 0x11) && all(p, 4000, 300 << 10, 0));
+    memset(p, 0x22, 300 << 10);
+    p = rs_mem_realloc(p, 600 << 10);
+    CHECK(p && all(p, 0, 300 << 10, 0x22) && all(p, 300 << 10, 600 << 10, 0));
+    rs_mem_free(p);
     /* a fresh large block is zero */
     p = rs_mem_calloc(5 * mib);
     CHECK(p && all(p, 0, 5 * mib, 0));
