@@ -7,13 +7,13 @@
 #include <sys/mman.h>
 
 #define HUGE_BYTES ((size_t)2 << 20)
-/* A growing array moves to huge pages once past this, not only past 2 MiB:
- * on the way from 256 KiB to 2 MiB it would otherwise be copied three more
- * times, each time into fresh 4 KiB pages (a page fault each, several times
- * dearer per byte than a huge page's where the machine is virtual), to keep
- * at most 2 MiB of memory that a run whose array got that large spends
- * anyway. */
-#define GROW_HUGE_BYTES ((size_t)256 << 10)
+/* Blocks from this size on are mappings on huge pages, not only from 2 MiB
+ * on: a growing array would otherwise be copied three more times on its way
+ * from 256 KiB to 2 MiB, each time into fresh 4 KiB pages (a page fault
+ * each, dearer per byte than a huge page's where the machine is virtual),
+ * and a hash table rehashed as often; at most 2 MiB of memory per block is
+ * the price. */
+#define MAP_FROM_BYTES ((size_t)256 << 10)
 #define HDR_BYTES ((size_t)64) /* keeps the array cache-line aligned */
 
 /* The header in front of every block: its usable size, and the size of its
@@ -46,15 +46,14 @@ static void *map_huge(size_t len)
     return start;
 }
 
-/* A new block of bytes, on huge pages from huge_from bytes on. */
-static void *block_new(size_t bytes, size_t huge_from)
+static void *block_new(size_t bytes)
 {
     hdr *h;
     size_t total = bytes + HDR_BYTES;
 
     if (total < bytes)
         return NULL;
-    if (total >= huge_from) {
+    if (total >= MAP_FROM_BYTES) {
         size_t len = (total + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
         if (len < total || !(h = map_huge(len)))
             return NULL;
@@ -70,13 +69,13 @@ static void *block_new(size_t bytes, size_t huge_from)
 
 void *rs_mem_calloc(size_t bytes)
 {
-    return block_new(bytes, HUGE_BYTES);
+    return block_new(bytes);
 }
 
 void *rs_mem_realloc(void *p, size_t bytes)
 {
     if (!p)
-        return block_new(bytes, HUGE_BYTES);
+        return block_new(bytes);
     hdr *h = hdr_of(p);
     if (bytes <= h->bytes || (h->mapped && bytes + HDR_BYTES <= h->mapped)) {
         h->bytes = bytes > h->bytes ? bytes : h->bytes;
@@ -98,7 +97,7 @@ void *rs_mem_realloc(void *p, size_t bytes)
         n->bytes = bytes;
         return (char *)n + HDR_BYTES;
     }
-    void *q = block_new(bytes, GROW_HUGE_BYTES);
+    void *q = block_new(bytes);
     if (!q)
         return NULL;
     memcpy(q, p, h->bytes);
