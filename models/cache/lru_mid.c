@@ -36,10 +36,12 @@ static int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
     uint32_t cap = l->cap ? l->cap : 1024;
     while (cap <= id)
         cap *= 2;
+    /* the new nodes are zero (not on a list, unpinned) as rs_mem_realloc
+     * gives them: not cleared here, so a node's page is touched only once an
+     * object of its id is (sim/base/mem.h) */
     rs_lru_mid_node *n = rs_mem_realloc(l->n, (size_t)cap * sizeof *n);
     if (!n)
         return rs_fail(err, RS_ENOMEM, "out of memory for an lru of %u items", cap);
-    memset(n + l->cap, 0, (size_t)(cap - l->cap) * sizeof *n);
     l->n = n;
     l->cap = cap;
     return 0;

@@ -220,6 +220,23 @@ static const rs_param params[] = {
 
 /* ---------------------------------------------------------------- namespace */
 
+/* The memo mds_prefetch keeps on a record: word[0] the namespace indices
+ * stage 1 guessed for rec->key (low half) and for its parent (high half),
+ * RS_IDMAP_NONE where it has none, word[1] MEMO_GUESSED.  Guesses are hints
+ * only (the namespace may change before the record runs): the op checks
+ * each against the record it names (find_hinted). */
+#define MEMO_GUESSED 1u
+
+static uint32_t guess_key(const rs_memo *memo)
+{
+    return memo && (memo->word[1] & MEMO_GUESSED) ? (uint32_t)memo->word[0] : RS_IDMAP_NONE;
+}
+
+static uint32_t guess_parent(const rs_memo *memo)
+{
+    return memo && (memo->word[1] & MEMO_GUESSED) ? (uint32_t)(memo->word[0] >> 32) : RS_IDMAP_NONE;
+}
+
 static uint64_t ino_of(const void *ctx, uint32_t idx)
 {
     return ((const mds *)ctx)->ino[idx].ino;
@@ -229,6 +246,17 @@ static uint64_t ino_of(const void *ctx, uint32_t idx)
 static uint32_t find(const mds *m, uint64_t ino)
 {
     return rs_idmap_find(&m->inos, ino, ino_of, m);
+}
+
+/* find(), given the index mds_prefetch guessed for ino (a hint, or
+ * RS_IDMAP_NONE): a live record holding ino is the one the table maps it
+ * to (inode numbers are unique among live records), so a right guess costs
+ * one compare instead of a hash and a probe. */
+static uint32_t find_hinted(const mds *m, uint64_t ino, uint32_t guess)
+{
+    if (guess < m->nino && m->ino[guess].ino == ino && !(m->ino[guess].flags & F_FREE))
+        return guess;
+    return find(m, ino);
 }
 
 /* Room for one more record in an array of `size`-byte records that holds
@@ -245,9 +273,9 @@ static void *grow(void *arr, uint32_t used, uint32_t *cap, size_t size)
     return p;
 }
 
-/* A new namespace record for ino (not present). */
-static int ns_add(mds *m, uint64_t ino, uint32_t parent, uint32_t name_len, int is_dir,
-                  uint32_t *r_idx, rs_err *err)
+/* A new namespace record for ino (not present; h = rs_hash64(ino)). */
+static int ns_add(mds *m, uint64_t ino, uint64_t h, uint32_t parent, uint32_t name_len,
+                  int is_dir, uint32_t *r_idx, rs_err *err)
 {
     int rc;
     uint32_t idx;
@@ -268,7 +296,6 @@ static int ns_add(mds *m, uint64_t ino, uint32_t parent, uint32_t name_len, int 
         .ino = ino, .parent = parent, .oid = NIL, .dir_oid = NIL, .caps = NIL,
         .name_len = (uint8_t)(name_len > 255 ? 255 : name_len), .flags = is_dir ? F_DIR : 0,
     };
-    uint64_t h = rs_hash64(ino);
     rs_idmap_put(&m->inos, rs_idmap_probe(&m->inos, ino, h, ino_of, m), ino, h, idx);
     if (parent != NIL)
         m->ino[parent].children++;
@@ -835,19 +862,21 @@ static int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *er
     return 0;
 }
 
-static int op_create(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *err)
+static int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, int is_dir,
+                     rs_err *err)
 {
-    uint32_t p = find(m, rec->size_bytes), idx, k;
+    uint32_t p = find_hinted(m, rec->size_bytes, guess_parent(memo)), idx, k;
+    uint64_t h = rs_hash64(rec->key);
     int rc;
 
     if (p == NIL)
         return bad(m, BAD_UNKNOWN_INODE, rec, err, "in an unknown directory");
     if (!(m->ino[p].flags & F_DIR))
         return bad(m, BAD_OTHER, rec, err, "in a parent that is not a directory");
-    if (find(m, rec->key) != NIL)
+    if (rs_idmap_id(&m->inos, rs_idmap_probe(&m->inos, rec->key, h, ino_of, m)) != RS_IDMAP_NONE)
         return bad(m, BAD_OTHER, rec, err, "of an inode that exists");
     if ((rc = request(m, c, 1, rec->t_ns, err)) ||
-        (rc = ns_add(m, rec->key, p, rec->aux, is_dir, &idx, err)) ||
+        (rc = ns_add(m, rec->key, h, p, rec->aux, is_dir, &idx, err)) ||
         (rc = load(m, idx, T_DISPATCH, rec->t_ns, err)) ||
         (is_dir && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err))) ||
         (rc = cap_take(m, idx, c, rec->t_ns, &k, err)) ||
@@ -859,9 +888,11 @@ static int op_create(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *e
     return 0;
 }
 
-static int op_remove(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *err)
+static int op_remove(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, int is_dir,
+                     rs_err *err)
 {
-    uint32_t idx = find(m, rec->key), p = find(m, rec->size_bytes);
+    uint32_t idx = find_hinted(m, rec->key, guess_key(memo));
+    uint32_t p = find_hinted(m, rec->size_bytes, guess_parent(memo));
     int rc;
     rs_oid nid;
 
@@ -893,15 +924,15 @@ static int op_remove(mds *m, client *c, const rs_rec *rec, int is_dir, rs_err *e
 
 /* LOOKUP, GETATTR, OPEN, CLOSE, READDIR: the inode must exist; it is
  * loaded when not cached, and the client gets (or keeps) a cap on it. */
-static int op_access(mds *m, client *c, const rs_rec *rec, rs_err *err)
+static int op_access(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
-    uint32_t idx = find(m, rec->key), k;
+    uint32_t idx = find_hinted(m, rec->key, guess_key(memo)), k;
     int rc;
 
     if (idx == NIL)
         return bad(m, BAD_UNKNOWN_INODE, rec, err, "of an unknown inode");
     if (rec->op == RS_OP_LOOKUP) {
-        uint32_t p = find(m, rec->size_bytes);
+        uint32_t p = find_hinted(m, rec->size_bytes, guess_parent(memo));
         if (p == NIL)
             return bad(m, BAD_UNKNOWN_INODE, rec, err, "in an unknown directory");
         if (m->ino[idx].parent != p)
@@ -964,7 +995,6 @@ static int serve(mds *m, const rs_rec *rec, rs_err *err)
 
 static int mds_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
-    (void)memo;
     mds *m = state;
     client *c = NULL;
     int rc = get_client(m, rec->thread, &c, err);
@@ -972,15 +1002,15 @@ static int mds_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *e
     if (rc)
         return rc;
     switch (rec->op) {
-    case RS_OP_MKDIR: rc = op_create(m, c, rec, 1, err); break;
-    case RS_OP_CREATE: rc = op_create(m, c, rec, 0, err); break;
-    case RS_OP_UNLINK: rc = op_remove(m, c, rec, 0, err); break;
-    case RS_OP_RMDIR: rc = op_remove(m, c, rec, 1, err); break;
+    case RS_OP_MKDIR: rc = op_create(m, c, rec, memo, 1, err); break;
+    case RS_OP_CREATE: rc = op_create(m, c, rec, memo, 0, err); break;
+    case RS_OP_UNLINK: rc = op_remove(m, c, rec, memo, 0, err); break;
+    case RS_OP_RMDIR: rc = op_remove(m, c, rec, memo, 1, err); break;
     case RS_OP_LOOKUP:
     case RS_OP_GETATTR:
     case RS_OP_OPEN:
     case RS_OP_CLOSE:
-    case RS_OP_READDIR: rc = op_access(m, c, rec, err); break;
+    case RS_OP_READDIR: rc = op_access(m, c, rec, memo, err); break;
     default:
         return rs_fail(err, RS_EINPUT, "daemon mds cannot replay op %u ('%s') at t_ns %llu",
                        rec->op, rs_op_name(rec->op) ? rs_op_name(rec->op) : "?",
@@ -993,17 +1023,21 @@ static int mds_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *e
     return rc;
 }
 
-/* The memo mds_prefetch keeps on a record: word[0] the namespace indices
- * stage 1 guessed for rec->key (low half) and for its parent (high half),
- * word[1] MEMO_GUESSED.  Guesses are hints only (the namespace may change
- * before the record runs): the op looks both up again. */
-#define MEMO_GUESSED 1u
+#define OP_BIT(op) ((uint64_t)1 << (op))
+#define PARENT_OPS (OP_BIT(RS_OP_CREATE) | OP_BIT(RS_OP_MKDIR) | OP_BIT(RS_OP_UNLINK) | \
+                    OP_BIT(RS_OP_RMDIR) | OP_BIT(RS_OP_LOOKUP))
+#define CREATE_OPS (OP_BIT(RS_OP_CREATE) | OP_BIT(RS_OP_MKDIR))
 
 /* Does op name a parent directory in size_bytes that the op looks up? */
 static int op_has_parent(unsigned op)
 {
-    return op == RS_OP_CREATE || op == RS_OP_MKDIR || op == RS_OP_UNLINK || op == RS_OP_RMDIR ||
-           op == RS_OP_LOOKUP;
+    return op < 64 && (PARENT_OPS >> op & 1);
+}
+
+/* Does op make its inode (which is then not in the namespace yet)? */
+static int op_creates(unsigned op)
+{
+    return op < 64 && (CREATE_OPS >> op & 1);
 }
 
 /* Prefetch of the allocations of cached object id, or of cap k, at an
@@ -1026,20 +1060,26 @@ static void prefetch_cap_allocs(const mds *m, uint32_t k, int stage)
  * what it frees; stage 4 the allocator's span records of those.  A replay
  * is memory-latency bound: these are the misses an op would otherwise take
  * one after another. */
+static void prefetch_inode(const mds *m, const rs_rec *rec, uint32_t idx, int stage);
+
 static void mds_prefetch(void *state, const rs_rec *rec, rs_memo *memo, int stage)
 {
     const mds *m = state;
-    int parent = op_has_parent(rec->op);
+    unsigned op = rec->op;
     if (stage == 0) {
         rs_idmap_prefetch(&m->inos, rs_hash64(rec->key));
-        if (parent)
+        if (op_has_parent(op))
             rs_idmap_prefetch(&m->inos, rs_hash64(rec->size_bytes));
         return;
     }
     if (stage == 1) {
-        uint32_t idx = rs_idmap_guess(&m->inos, rec->key, rs_hash64(rec->key));
-        uint32_t p = parent ? rs_idmap_guess(&m->inos, rec->size_bytes, rs_hash64(rec->size_bytes))
-                            : RS_IDMAP_NONE;
+        /* a create's inode is not in the table (if it were, the op is
+         * refused): its probe would run to an empty slot for nothing */
+        uint32_t idx = op_creates(op) ? RS_IDMAP_NONE
+                                      : rs_idmap_guess(&m->inos, rec->key, rs_hash64(rec->key));
+        uint32_t p = op_has_parent(op)
+                         ? rs_idmap_guess(&m->inos, rec->size_bytes, rs_hash64(rec->size_bytes))
+                         : RS_IDMAP_NONE;
         if (idx != RS_IDMAP_NONE)
             __builtin_prefetch(&m->ino[idx]);
         if (p != RS_IDMAP_NONE)
@@ -1048,11 +1088,18 @@ static void mds_prefetch(void *state, const rs_rec *rec, rs_memo *memo, int stag
         memo->word[1] = MEMO_GUESSED;
         return;
     }
-    if (!(memo->word[1] & MEMO_GUESSED))
-        return;
     uint32_t idx = (uint32_t)memo->word[0];
-    if (idx == RS_IDMAP_NONE || idx >= m->nino)
-        return;
+    /* RS_IDMAP_NONE is never below nino */
+    if ((memo->word[1] & MEMO_GUESSED) && idx < m->nino)
+        prefetch_inode(m, rec, idx, stage);
+}
+
+/* Stages 2 to 4 of mds_prefetch, for the inode guessed at index idx: out of
+ * line, so that the calls with nothing to do (a create's, most of them) stay
+ * a few instructions. */
+__attribute__((noinline)) static void prefetch_inode(const mds *m, const rs_rec *rec, uint32_t idx,
+                                                     int stage)
+{
     const ino_rec *r = &m->ino[idx];
     int unlink = rec->op == RS_OP_UNLINK || rec->op == RS_OP_RMDIR;
     if (stage == 2) {
@@ -1192,7 +1239,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,
     };
     if ((rc = rs_idmap_init(&m->inos, 1024, err)) ||
-        (rc = ns_add(m, ROOT_INO, NIL, 0, 1, &root, err)) ||
+        (rc = ns_add(m, ROOT_INO, rs_hash64(ROOT_INO), NIL, 0, 1, &root, err)) ||
         (rc = open_dirfrag(m, root, T_DISPATCH, 0, err)) ||
         (rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &m->target,
                              &m->trim_stats, &m->trim, err)))

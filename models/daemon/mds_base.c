@@ -43,16 +43,20 @@
  * trimmable then, MDSRank.h:221-222, and a trace has no restart).
  *
  * Memory of the simulator: 8 B per live event (its allocation's address),
- * 24 B per live segment, 8 B per client.
+ * 32 B per live segment, 8 B per client.  Every ring's capacity is a power
+ * of two (ring_grow), so a ring index is a mask, not a division.
  */
 #include "mds_base.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../sim/base/mem.h"
+
 typedef struct seg {
     uint64_t events;          /* events in it */
     uint64_t start_pos;       /* its first event's write position */
+    uint64_t end_pos;         /* the next journal object's first byte (UINT64_MAX: none) */
     int expiring;             /* expiry started at a tick; dropped at the next */
 } seg;
 
@@ -118,7 +122,7 @@ static void free_event(rs_mds_base *b, uint32_t thread, uint64_t now_ns)
         b->alloc->ops->free(b->alloc->state, a, b->event_heap_bytes, thread, now_ns);
         b->heap_bytes -= b->event_heap_bytes;
     }
-    b->ev_head = (b->ev_head + 1) % b->ev_cap;
+    b->ev_head = (b->ev_head + 1) & (b->ev_cap - 1);
     b->ev_count--;
 }
 
@@ -127,9 +131,9 @@ void rs_mds_base_destroy(rs_mds_base *b)
     if (!b)
         return;
     free(b->sess);
-    free(b->ev);
-    free(b->seg);
-    free(b->xa);
+    rs_mem_free(b->ev);
+    rs_mem_free(b->seg);
+    rs_mem_free(b->xa);
     free(b);
 }
 
@@ -161,22 +165,22 @@ int rs_mds_base_session(rs_mds_base *b, uint32_t client, uint32_t thread, uint64
     return 0;
 }
 
-/* Ring growth: a full ring of *cap entries of `size` bytes is copied, oldest
- * first, into one twice as large (1024 at first) and freed; *head becomes 0.
+/* Ring growth: a full ring of *cap entries of `size` bytes grows to twice
+ * as many (1024 at first: a capacity is always a power of two) in place
+ * (sim/base/mem.h: huge pages, moved by the kernel rather than copied, the
+ * new half touched only as it fills); the entries before *head, the newest,
+ * move to just after the old end, so the ring reads on from *head as before.
  * The ring (the same one when not full), or NULL with nothing changed. */
 static void *ring_grow(void *ring, uint64_t *cap, uint64_t *head, uint64_t count, size_t size)
 {
     if (count < *cap)
         return ring;
     uint64_t ncap = *cap ? *cap * 2 : 1024;
-    char *p = malloc((size_t)ncap * size);
+    char *p = rs_mem_realloc(ring, (size_t)ncap * size);
     if (!p)
         return NULL;
-    for (uint64_t i = 0; i < count; i++)
-        memcpy(p + i * size, (char *)ring + ((*head + i) % *cap) * size, size);
-    free(ring);
+    memcpy(p + (size_t)*cap * size, p, (size_t)*head * size);
     *cap = ncap;
-    *head = 0;
     return p;
 }
 
@@ -188,7 +192,7 @@ static int no_room(uint64_t cap, rs_err *err)
 
 static seg *seg_at(const rs_mds_base *b, uint64_t i)
 {
-    return &b->seg[(b->seg_head + i) % b->seg_cap];
+    return &b->seg[(b->seg_head + i) & (b->seg_cap - 1)];
 }
 
 static int new_segment(rs_mds_base *b, rs_err *err)
@@ -197,7 +201,11 @@ static int new_segment(rs_mds_base *b, rs_err *err)
     if (!sg)
         return no_room(b->seg_cap, err);
     b->seg = sg;
-    *seg_at(b, b->seg_count) = (seg){ .start_pos = b->wrpos };
+    /* the object the segment starts in ends at end_pos: one division per
+     * segment, not two per event */
+    uint64_t obj = b->wrpos / b->period + 1;
+    uint64_t end = obj > UINT64_MAX / b->period ? UINT64_MAX : obj * b->period;
+    *seg_at(b, b->seg_count) = (seg){ .start_pos = b->wrpos, .end_pos = end };
     b->seg_count++;
     b->segments_total++;
     if (b->seg_count > b->segments_peak)
@@ -225,7 +233,7 @@ static int submit(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err *err)
         if (b->heap_bytes > b->heap_peak_bytes)
             b->heap_peak_bytes = b->heap_bytes;
     }
-    b->ev[(b->ev_head + b->ev_count) % b->ev_cap] = a;
+    b->ev[(b->ev_head + b->ev_count) & (b->ev_cap - 1)] = a;
     b->ev_count++;
     b->events_total++;
     if (b->ev_count > b->events_peak)
@@ -236,7 +244,7 @@ static int submit(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err *err)
     uint64_t live = b->wrpos - seg_at(b, 0)->start_pos;
     if (live > b->log_bytes_peak)
         b->log_bytes_peak = live;
-    if (s->events >= b->per_segment || s->start_pos / b->period != b->wrpos / b->period)
+    if (s->events >= b->per_segment || b->wrpos >= s->end_pos)
         return new_segment(b, err);
     return 0;
 }
@@ -271,7 +279,7 @@ static int expire_event(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err
     rs_addr a = b->alloc->ops->alloc(b->alloc->state, b->expire_event_bytes, thread, now_ns);
     if (!a)
         return oom(b, err);
-    b->xa[(b->xa_head + b->xa_count) % b->xa_cap] = a;
+    b->xa[(b->xa_head + b->xa_count) & (b->xa_cap - 1)] = a;
     b->xa_count++;
     b->heap_bytes += b->expire_event_bytes;
     if (b->heap_bytes > b->heap_peak_bytes)
@@ -290,7 +298,7 @@ int rs_mds_base_log_trim(rs_mds_base *b, uint32_t thread, uint32_t io_thread, ui
         b->alloc->ops->free(b->alloc->state, b->xa[b->xa_head], b->expire_event_bytes, io_thread,
                             now_ns);
         b->heap_bytes -= b->expire_event_bytes;
-        b->xa_head = (b->xa_head + 1) % b->xa_cap;
+        b->xa_head = (b->xa_head + 1) & (b->xa_cap - 1);
     }
     /* _trim_expired_segments: the oldest segments whose expiry finished */
     while (b->seg_count > 1 && seg_at(b, 0)->expiring) {
@@ -299,7 +307,7 @@ int rs_mds_base_log_trim(rs_mds_base *b, uint32_t thread, uint32_t io_thread, ui
             free_event(b, thread, now_ns);
         b->expired_segments++;
         b->expired_events += s->events;
-        b->seg_head = (b->seg_head + 1) % b->seg_cap;
+        b->seg_head = (b->seg_head + 1) & (b->seg_cap - 1);
         b->seg_count--;
     }
     /* MDLog::trim: expire from the oldest while more than max_segments

@@ -7,6 +7,13 @@
 #include <sys/mman.h>
 
 #define HUGE_BYTES ((size_t)2 << 20)
+/* Blocks from this size on are mappings on huge pages, not only from 2 MiB
+ * on: a growing array would otherwise be copied three more times on its way
+ * from 256 KiB to 2 MiB, each time into fresh 4 KiB pages (a page fault
+ * each, dearer per byte than a huge page's where the machine is virtual),
+ * and a hash table rehashed as often; at most 2 MiB of memory per block is
+ * the price. */
+#define MAP_FROM_BYTES ((size_t)256 << 10)
 #define HDR_BYTES ((size_t)64) /* keeps the array cache-line aligned */
 
 /* The header in front of every block: its usable size, and the size of its
@@ -46,7 +53,7 @@ static void *block_new(size_t bytes)
 
     if (total < bytes)
         return NULL;
-    if (total >= HUGE_BYTES) {
+    if (total >= MAP_FROM_BYTES) {
         size_t len = (total + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
         if (len < total || !(h = map_huge(len)))
             return NULL;
