@@ -256,6 +256,9 @@ typedef struct tc_state {
     tc_span *spans;
     uint32_t spans_len, spans_cap, spans_free, spans_nfree, spans_inuse_hw, spans_inuse;
     tc_lset large_normal, large_returned;
+    uint64_t nonempty[2][MAX_PAGES / 64]; /* [returned]: bit len - 1 set iff the exact-length
+                                             list of len is not empty (ph_search and the
+                                             release round robin skip empty lists by it) */
     int64_t scavenge_counter;
     uint32_t release_index;
     uint64_t system_pages, free_pages, unmapped_pages;
@@ -466,10 +469,13 @@ static void ph_prepend(tc_state *st, uint32_t id) /* PrependToFreeList */
     } else {
         st->unmapped_pages += s->length;
     }
-    if (s->length > MAX_PAGES)
+    if (s->length > MAX_PAGES) {
         lset_insert(s->location == LOC_NORMAL ? &st->large_normal : &st->large_returned, lkey(s));
-    else
-        dll_prepend(st->spans, sentinel_heap(s->length, s->location == LOC_RETURNED), id);
+    } else {
+        int ret = s->location == LOC_RETURNED;
+        dll_prepend(st->spans, sentinel_heap(s->length, ret), id);
+        st->nonempty[ret][(s->length - 1) >> 6] |= (uint64_t)1 << ((s->length - 1) & 63);
+    }
 }
 
 static void ph_remove(tc_state *st, uint32_t id) /* RemoveFromFreeList */
@@ -481,10 +487,29 @@ static void ph_remove(tc_state *st, uint32_t id) /* RemoveFromFreeList */
     } else {
         st->unmapped_pages -= s->length;
     }
-    if (s->length > MAX_PAGES)
+    if (s->length > MAX_PAGES) {
         lset_remove(s->location == LOC_NORMAL ? &st->large_normal : &st->large_returned, lkey(s));
-    else
+    } else {
+        int ret = s->location == LOC_RETURNED;
         dll_remove(st->spans, id);
+        if (dll_empty(st->spans, sentinel_heap(s->length, ret)))
+            st->nonempty[ret][(s->length - 1) >> 6] &= ~((uint64_t)1 << ((s->length - 1) & 63));
+    }
+}
+
+/* The first length >= len (1 .. MAX_PAGES) whose exact-length list is not
+ * empty, in the normal lists (which = 0), the returned ones (1) or either
+ * (2); MAX_PAGES + 1 if none. */
+static uint32_t ph_first_nonempty(const tc_state *st, uint32_t len, int which)
+{
+    for (uint32_t w = (len - 1) >> 6; w < MAX_PAGES / 64; w++) {
+        uint64_t bits = which == 2 ? st->nonempty[0][w] | st->nonempty[1][w] : st->nonempty[which][w];
+        if (w == (len - 1) >> 6)
+            bits &= ~(uint64_t)0 << ((len - 1) & 63);
+        if (bits)
+            return w * 64 + (uint32_t)__builtin_ctzll(bits) + 1;
+    }
+    return MAX_PAGES + 1;
 }
 
 /* MergeIntoFreeList: coalesce with free neighbours of the same kind (no
@@ -537,26 +562,46 @@ static uint32_t ph_release_span(tc_state *st, uint32_t id)
     return n;
 }
 
+/* The release round robin's indices: i < MAX_PAGES is the normal list of
+ * length i + 1, MAX_PAGES the large normal set.  How many steps from index
+ * r (cyclically) to the first that is not empty; NIDX if all are. */
+enum { NIDX = MAX_PAGES + 1 };
+static uint32_t release_distance(const tc_state *st, uint32_t r)
+{
+    if (r < MAX_PAGES) {
+        uint32_t len = ph_first_nonempty(st, r + 1, 0);
+        if (len <= MAX_PAGES)
+            return len - 1 - r;
+    }
+    if (st->large_normal.len)
+        return MAX_PAGES - r;
+    uint32_t len = ph_first_nonempty(st, 1, 0); /* wrap round: below r */
+    return len <= MAX_PAGES ? NIDX - r + len - 1 : NIDX;
+}
+
 /* ReleaseAtLeastNPages: round robin over the exact-length lists (oldest
  * span of each, i.e. the list tail) and the large set (its smallest). */
 static uint64_t ph_release_at_least(tc_state *st, uint64_t num_pages)
 {
     uint64_t released = 0;
     while (released < num_pages && st->free_pages > 0) {
-        for (int i = 0; i < MAX_PAGES + 1 && released < num_pages; i++, st->release_index++) {
-            uint32_t id;
-            if (st->release_index > MAX_PAGES)
-                st->release_index = 0;
-            if (st->release_index == MAX_PAGES) {
-                if (st->large_normal.len == 0)
-                    continue;
+        /* A pass visits NIDX indices from release_index on; an empty list is
+         * only stepped over, so a run of them is stepped over at once. */
+        for (uint32_t i = 0; i < NIDX && released < num_pages; i++, st->release_index++) {
+            uint32_t id, r = st->release_index > MAX_PAGES ? 0 : st->release_index;
+            uint32_t d = release_distance(st, r);
+            if (d >= NIDX - i) { /* the rest of the pass is empty: its steps at once */
+                st->release_index = (r + (NIDX - i) - 1) % NIDX + 1;
+                break;
+            }
+            i += d;
+            r = (r + d) % NIDX;
+            st->release_index = r;
+            if (r == MAX_PAGES) {
                 uint64_t k = st->large_normal.keys[0];
                 id = st->pmap[(uint32_t)k];
             } else {
-                uint32_t list = sentinel_heap(st->release_index + 1, 0);
-                if (dll_empty(st->spans, list))
-                    continue;
-                id = st->spans[list].prev;
+                id = st->spans[sentinel_heap(r + 1, 0)].prev;
             }
             released += ph_release_span(st, id);
         }
@@ -639,13 +684,13 @@ static uint32_t ph_alloc_large(tc_state *st, uint32_t n)
 
 static uint32_t ph_search(tc_state *st, uint32_t n)
 {
-    for (uint32_t s = n; s <= MAX_PAGES; s++) {
+    /* the shortest nonempty list of length >= n, normal before returned */
+    uint32_t s = n <= MAX_PAGES ? ph_first_nonempty(st, n, 2) : MAX_PAGES + 1;
+    if (s <= MAX_PAGES) {
         uint32_t ll = sentinel_heap(s, 0);
-        if (!dll_empty(st->spans, ll))
-            return ph_carve(st, st->spans[ll].next, n);
-        ll = sentinel_heap(s, 1);
-        if (!dll_empty(st->spans, ll))
-            return ph_carve(st, st->spans[ll].next, n);
+        if (dll_empty(st->spans, ll))
+            ll = sentinel_heap(s, 1);
+        return ph_carve(st, st->spans[ll].next, n);
     }
     return ph_alloc_large(st, n);
 }
@@ -1818,6 +1863,11 @@ int rs_tc_audit(const void *state, rs_err *err)
                    (unsigned long long)free_p, (unsigned long long)st->free_pages,
                    (unsigned long long)unmapped_p, (unsigned long long)st->unmapped_pages,
                    (unsigned long long)normal_res, (unsigned long long)st->normal_resident_pages);
+    for (uint32_t len = 1; len <= MAX_PAGES; len++)
+        for (int ret = 0; ret < 2; ret++)
+            if ((int)((st->nonempty[ret][(len - 1) >> 6] >> ((len - 1) & 63)) & 1) ==
+                dll_empty(st->spans, sentinel_heap(len, ret)))
+                AUDIT_FAIL("free list of %u pages (%s): nonempty bit wrong", len, ret ? "returned" : "normal");
     for (int k = 0; k < 2; k++) {
         const tc_lset *set = k ? &st->large_returned : &st->large_normal;
         if (set->len != nlarge[k])
