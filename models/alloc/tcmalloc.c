@@ -477,23 +477,25 @@ static void os_touch(tc_state *st, uint64_t q)
  * BASE_ADDR): a page or two, counted page by page. */
 static void live_add(tc_state *st, uint64_t off, uint64_t bytes)
 {
-    for (uint64_t q = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT; q <= last; q++) {
+    uint64_t q0 = off >> OS_PAGE_SHIFT, q1 = ((off + bytes - 1) >> OS_PAGE_SHIFT) + 1, fresh = 0;
+    st->resident_pages += res_set(st, q0, q1);
+    for (uint64_t q = q0; q < q1; q++) {
         uint16_t v = st->osp[q];
-        os_touch(st, q);
-        if (!v)
-            st->active_pages++;
+        fresh += !v;
         assert(v < OS_LIVE_MASK);
         st->osp[q] = (uint16_t)(v + 1);
     }
+    st->active_pages += fresh;
 }
 
 static void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
 {
+    uint64_t gone = 0;
     for (uint64_t q = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT; q <= last; q++) {
         assert(st->osp[q] & OS_LIVE_MASK);
-        if (!(--st->osp[q] & OS_LIVE_MASK))
-            st->active_pages--;
+        gone += !--st->osp[q];
     }
+    st->active_pages -= gone;
 }
 
 /* A large object has its span's pages to itself: the OS pages its request
