@@ -850,6 +850,12 @@ static uint32_t page_ext(const je_state *st, uint32_t p)
     return pg->slab ? HDR_EXT(st->words[pg->owner]) : pg->owner;
 }
 
+/* Bits set in x: a run of a span is often all or nothing resident. */
+static inline uint64_t popcount_run(uint64_t x)
+{
+    return x == ~(uint64_t)0 ? 64 : x ? (uint64_t)__builtin_popcountll(x) : 0;
+}
+
 /* Resident bits of pages [p0, p1), a word at a time. */
 static uint64_t res_mask(uint64_t p0, uint64_t p1, uint64_t w) /* the bits of word w in range */
 {
@@ -870,9 +876,11 @@ static uint32_t res_set(je_state *st, uint64_t p0, uint64_t p1)
     uint64_t n = 0;
     if (p0 < p1)
         for (uint64_t w = p0 >> 6; w <= (p1 - 1) >> 6; w++) {
-            uint64_t m = res_mask(p0, p1, w);
-            n += (uint64_t)__builtin_popcountll(~st->resw[w] & m);
-            st->resw[w] |= m;
+            uint64_t m = res_mask(p0, p1, w), x = ~st->resw[w] & m; /* the pages not resident */
+            if (x) { /* mostly none: pages are written again and again */
+                n += (uint64_t)__builtin_popcountll(x);
+                st->resw[w] |= m;
+            }
         }
     return (uint32_t)n;
 }
@@ -889,7 +897,7 @@ static uint32_t count_resident(const je_state *st, uint32_t page, uint32_t npage
     uint64_t n = 0, p0 = page, p1 = (uint64_t)page + npages;
     if (p0 < p1)
         for (uint64_t w = p0 >> 6; w <= (p1 - 1) >> 6; w++)
-            n += (uint64_t)__builtin_popcountll(st->resw[w] & res_mask(p0, p1, w));
+            n += popcount_run(st->resw[w] & res_mask(p0, p1, w));
     return (uint32_t)n;
 }
 

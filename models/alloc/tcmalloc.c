@@ -421,6 +421,12 @@ static void lset_remove(tc_lset *set, uint64_t key)
 
 /* ---- OS pages: residency and live counts ------------------------------- */
 
+/* Bits set in x: a run of a span is often all or nothing resident. */
+static inline uint64_t popcount_run(uint64_t x)
+{
+    return x == ~(uint64_t)0 ? 64 : x ? (uint64_t)__builtin_popcountll(x) : 0;
+}
+
 /* Resident bits, a word at a time: [q0, q1) of OS pages. */
 static size_t res_words(uint32_t pages) { return ((size_t)pages * OS_PER_PAGE + 63) / 64; }
 
@@ -439,7 +445,7 @@ static uint64_t res_count(const tc_state *st, uint64_t q0, uint64_t q1)
     uint64_t n = 0;
     if (q0 < q1)
         for (uint64_t w = q0 >> 6; w <= (q1 - 1) >> 6; w++)
-            n += (uint64_t)__builtin_popcountll(st->resw[w] & res_mask(q0, q1, w));
+            n += popcount_run(st->resw[w] & res_mask(q0, q1, w));
     return n;
 }
 
@@ -449,9 +455,11 @@ static uint64_t res_set(tc_state *st, uint64_t q0, uint64_t q1)
     uint64_t n = 0;
     if (q0 < q1)
         for (uint64_t w = q0 >> 6; w <= (q1 - 1) >> 6; w++) {
-            uint64_t m = res_mask(q0, q1, w);
-            n += (uint64_t)__builtin_popcountll(~st->resw[w] & m);
-            st->resw[w] |= m;
+            uint64_t m = res_mask(q0, q1, w), x = ~st->resw[w] & m; /* the pages not resident */
+            if (x) { /* mostly none: pages are written again and again */
+                n += (uint64_t)__builtin_popcountll(x);
+                st->resw[w] |= m;
+            }
         }
     return n;
 }
@@ -478,7 +486,10 @@ static void os_touch(tc_state *st, uint64_t q)
 static void live_add(tc_state *st, uint64_t off, uint64_t bytes)
 {
     uint64_t q0 = off >> OS_PAGE_SHIFT, q1 = ((off + bytes - 1) >> OS_PAGE_SHIFT) + 1, fresh = 0;
-    st->resident_pages += res_set(st, q0, q1);
+    if (q1 == q0 + 1) /* most objects: one page */
+        os_touch(st, q0);
+    else
+        st->resident_pages += res_set(st, q0, q1);
     for (uint64_t q = q0; q < q1; q++) {
         uint16_t v = st->osp[q];
         fresh += !v;
@@ -490,8 +501,14 @@ static void live_add(tc_state *st, uint64_t off, uint64_t bytes)
 
 static void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
 {
-    uint64_t gone = 0;
-    for (uint64_t q = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT; q <= last; q++) {
+    uint64_t q0 = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT, gone = 0;
+    if (q0 == last) { /* most objects: one page */
+        assert(st->osp[q0] & OS_LIVE_MASK);
+        if (!--st->osp[q0])
+            st->active_pages--;
+        return;
+    }
+    for (uint64_t q = q0; q <= last; q++) { /* branch-free over the pages of a larger one */
         assert(st->osp[q] & OS_LIVE_MASK);
         gone += !--st->osp[q];
     }
