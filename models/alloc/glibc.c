@@ -362,6 +362,14 @@ static inline void wr(gl_state *st, uint64_t off, uint64_t len)
     uint64_t lo = off >> LG_PAGE, hi = ((off + len - 1) >> LG_PAGE) + 1;
     if (hi <= lo)
         return;
+    if (hi == lo + 1) { /* most writes: a header, a link, a small chunk */
+        uint64_t bit = (uint64_t)1 << (lo & 63);
+        if (!(st->res_bits[lo >> 6] & bit)) {
+            st->res_bits[lo >> 6] |= bit;
+            st->resident_pages++;
+        }
+        return;
+    }
     for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
         uint64_t m = res_mask(lo, hi, w), x = ~st->res_bits[w] & m; /* not yet resident */
         if (x) {
