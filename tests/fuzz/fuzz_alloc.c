@@ -28,7 +28,7 @@ enum { HANDLES = 64, OP_BYTES = 9 };
  * set, clear and count residency a 64-page word at a time, but their page
  * maps still take host memory per simulated page (jemalloc 8 B per 4 KiB),
  * so a heap of 2^36 bytes costs ~200 MiB and ~1 CPU second under the
- * sanitizers for an input holding 16 blocks of 2^32 (less than two such
+ * sanitizers for an input holding 16 blocks of 2^32 (about what two such
  * blocks cost when residency was counted page by page, at a cap of 2^33);
  * a size past every heap is still asked for (and must be refused) whatever
  * is live. */
