@@ -344,15 +344,37 @@ static int pages_ensure(gl_state *st, uint64_t heap_bytes)
     return 0;
 }
 
-/* The model (glibc or the application) writes [off, off + len). */
+/* The bits of res_bits word w within pages [lo, hi). */
+static inline uint64_t res_mask(uint64_t lo, uint64_t hi, uint64_t w)
+{
+    uint64_t m = ~(uint64_t)0;
+    if (w == lo >> 6)
+        m &= ~(uint64_t)0 << (lo & 63);
+    if (w == (hi - 1) >> 6 && (hi & 63))
+        m &= ~(uint64_t)0 >> (64 - (hi & 63));
+    return m;
+}
+
+/* The model (glibc or the application) writes [off, off + len): its pages
+ * become resident, a word of 64 at a time. */
 static inline void wr(gl_state *st, uint64_t off, uint64_t len)
 {
-    uint64_t p = off >> LG_PAGE, last = (off + len - 1) >> LG_PAGE;
-    for (; p <= last; p++) {
-        uint64_t bit = (uint64_t)1 << (p & 63);
-        if (!(st->res_bits[p >> 6] & bit)) {
-            st->res_bits[p >> 6] |= bit;
+    uint64_t lo = off >> LG_PAGE, hi = ((off + len - 1) >> LG_PAGE) + 1;
+    if (hi <= lo)
+        return;
+    if (hi == lo + 1) { /* most writes: a header, a link, a small chunk */
+        uint64_t bit = (uint64_t)1 << (lo & 63);
+        if (!(st->res_bits[lo >> 6] & bit)) {
+            st->res_bits[lo >> 6] |= bit;
             st->resident_pages++;
+        }
+        return;
+    }
+    for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+        uint64_t m = res_mask(lo, hi, w), x = ~st->res_bits[w] & m; /* not yet resident */
+        if (x) {
+            st->res_bits[w] |= m;
+            st->resident_pages += (uint64_t)__builtin_popcountll(x);
         }
     }
 }
@@ -360,13 +382,19 @@ static inline void wr(gl_state *st, uint64_t off, uint64_t len)
 /* Pages [lo, hi) (page numbers) stop being resident. */
 static void unresident(gl_state *st, uint64_t lo, uint64_t hi)
 {
-    for (uint64_t p = lo; p < hi; p++) {
-        uint64_t bit = (uint64_t)1 << (p & 63);
-        if (st->res_bits[p >> 6] & bit) {
-            assert(st->live[p] == 0);
-            st->res_bits[p >> 6] &= ~bit;
-            st->resident_pages--;
-            st->released_bytes += PAGE_BYTES;
+    if (lo >= hi)
+        return;
+#ifndef NDEBUG
+    for (uint64_t p = lo; p < hi; p++)
+        assert(!((st->res_bits[p >> 6] >> (p & 63)) & 1) || st->live[p] == 0);
+#endif
+    for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+        uint64_t x = st->res_bits[w] & res_mask(lo, hi, w); /* resident: released */
+        if (x) {
+            uint64_t n = (uint64_t)__builtin_popcountll(x);
+            st->res_bits[w] &= ~x;
+            st->resident_pages -= n;
+            st->released_bytes += n * PAGE_BYTES;
         }
     }
 }

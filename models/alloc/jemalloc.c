@@ -65,7 +65,7 @@
  * which gives requested <= allocated <= active <= resident <= mapped at every
  * step (asserted after each operation).
  *
- * Simulator cost: per page 8 bytes (owner, live-region count, resident bit),
+ * Simulator cost: per page 8 bytes (owner, live-region count) and a resident bit,
  * per extent a 40-byte record (pairing-heap and LRU links), per slab a block
  * of one header word and one bit per region, per thread its stacks (~24 KiB);
  * no per-allocation table (frees are sized, and the page map finds the slab).
@@ -317,7 +317,7 @@ enum eagerness { PURGE_ALWAYS, PURGE_ON_EPOCH_ADVANCE, PURGE_NO };
 typedef struct je_page {
     uint32_t owner;    /* slab page: the slab's block; other: the extent */
     uint16_t live;     /* slab: live (application-owned) regions overlapping this page */
-    uint8_t resident;  /* 1 once touched, 0 after release */
+    uint8_t pad;       /* (residency: the resident bitmap, je_state.resw) */
     uint8_t slab;      /* k + 1 for page k of a live slab, 0 otherwise */
 } je_page;
 
@@ -450,6 +450,9 @@ typedef struct je_state {
     uint32_t nfull;                  /* of which full: bound, with a tcache */
 
     je_page *pages;                  /* [0, top_pages) */
+    uint64_t *resw;                  /* per page a bit: 1 once touched, 0 after release;
+                                      * runs of it are set, cleared and counted a word at a time */
+    uint64_t resw_cap;               /* words */
     uint32_t top_pages, pages_cap;
     je_ext *exts;                    /* extent records; [0, exts_len) ever used */
     uint32_t exts_len, exts_cap, exts_free, exts_nfree;
@@ -525,7 +528,17 @@ static int reserve(je_state *st, unsigned nwords, uint32_t npages)
     if ((uint64_t)st->top_pages + npages > MAX_PAGES ||
         (uint64_t)st->top_pages + npages > (RS_ALLOC_MAX_HEAP_BYTES >> LG_PAGE))
         return -1;
-    return grow((void **)&st->pages, &st->pages_cap, (uint64_t)st->top_pages + npages, sizeof *st->pages);
+    if (grow((void **)&st->pages, &st->pages_cap, (uint64_t)st->top_pages + npages, sizeof *st->pages))
+        return -1;
+    uint64_t words = ((uint64_t)st->pages_cap + 63) / 64;
+    if (words > st->resw_cap) {
+        void *p = rs_mem_realloc(st->resw, (size_t)words * sizeof *st->resw);
+        if (!p)
+            return -1; /* pages is larger than needed: harmless */
+        st->resw = p;
+        st->resw_cap = words;
+    }
+    return 0;
 }
 
 static uint32_t ext_take(je_state *st)
@@ -837,12 +850,55 @@ static uint32_t page_ext(const je_state *st, uint32_t p)
     return pg->slab ? HDR_EXT(st->words[pg->owner]) : pg->owner;
 }
 
+/* Bits set in x: a run of a span is often all or nothing resident. */
+static inline uint64_t popcount_run(uint64_t x)
+{
+    return x == ~(uint64_t)0 ? 64 : x ? (uint64_t)__builtin_popcountll(x) : 0;
+}
+
+/* Resident bits of pages [p0, p1), a word at a time. */
+static uint64_t res_mask(uint64_t p0, uint64_t p1, uint64_t w) /* the bits of word w in range */
+{
+    uint64_t m = ~(uint64_t)0;
+    if (w == p0 >> 6)
+        m &= ~(uint64_t)0 << (p0 & 63);
+    if (w == (p1 - 1) >> 6 && (p1 & 63))
+        m &= ~(uint64_t)0 >> (64 - (p1 & 63));
+    return m;
+}
+
+static inline int res_test(const je_state *st, uint32_t p) { return (int)(st->resw[p >> 6] >> (p & 63)) & 1; }
+static inline void res_set1(je_state *st, uint32_t p) { st->resw[p >> 6] |= (uint64_t)1 << (p & 63); }
+
+/* Sets [p0, p1) resident; returns how many pages were not. */
+static uint32_t res_set(je_state *st, uint64_t p0, uint64_t p1)
+{
+    uint64_t n = 0;
+    if (p0 < p1)
+        for (uint64_t w = p0 >> 6; w <= (p1 - 1) >> 6; w++) {
+            uint64_t m = res_mask(p0, p1, w), x = ~st->resw[w] & m; /* the pages not resident */
+            if (x) { /* mostly none: pages are written again and again */
+                n += (uint64_t)__builtin_popcountll(x);
+                st->resw[w] |= m;
+            }
+        }
+    return (uint32_t)n;
+}
+
+static void res_clear(je_state *st, uint64_t p0, uint64_t p1)
+{
+    if (p0 < p1)
+        for (uint64_t w = p0 >> 6; w <= (p1 - 1) >> 6; w++)
+            st->resw[w] &= ~res_mask(p0, p1, w);
+}
+
 static uint32_t count_resident(const je_state *st, uint32_t page, uint32_t npages)
 {
-    uint32_t n = 0;
-    for (uint32_t p = page; p < page + npages; p++)
-        n += st->pages[p].resident;
-    return n;
+    uint64_t n = 0, p0 = page, p1 = (uint64_t)page + npages;
+    if (p0 < p1)
+        for (uint64_t w = p0 >> 6; w <= (p1 - 1) >> 6; w++)
+            n += popcount_run(st->resw[w] & res_mask(p0, p1, w));
+    return (uint32_t)n;
 }
 
 /* Put free extent id (kind DIRTY or RELEASED, final size) into its arena's
@@ -924,6 +980,7 @@ static uint32_t pa_alloc(je_state *st, unsigned ai, uint32_t npages)
         id = ext_take(st);
         st->exts[id] = (je_ext){.page = st->top_pages, .npages = npages, .arena = (uint8_t)ai};
         memset(&st->pages[st->top_pages], 0, (size_t)npages * sizeof *st->pages);
+        res_clear(st, st->top_pages, (uint64_t)st->top_pages + npages);
         st->top_pages += npages;
     }
     je_ext *x = &st->exts[id];
@@ -937,12 +994,11 @@ static void release_pages(je_state *st, je_ext *x)
 {
     if (x->nresident == 0)
         return;
-    for (uint32_t p = x->page; p < x->page + x->npages; p++) {
-        if (st->pages[p].resident) {
-            assert(st->pages[p].live == 0);
-            st->pages[p].resident = 0;
-        }
-    }
+#ifndef NDEBUG
+    for (uint32_t p = x->page; p < x->page + x->npages; p++)
+        assert(!res_test(st, p) || st->pages[p].live == 0);
+#endif
+    res_clear(st, x->page, (uint64_t)x->page + x->npages);
     st->resident_pages -= x->nresident;
     st->released_total_pages += x->nresident;
     x->nresident = 0;
@@ -1138,7 +1194,6 @@ static uint32_t slab_new(je_state *st, unsigned ai, unsigned binind)
         st->pages[x->page + k] = (je_page){
             .owner = x->block,
             .live = 0,
-            .resident = st->pages[x->page + k].resident,
             .slab = (uint8_t)(k + 1),
         };
     return id;
@@ -1208,8 +1263,8 @@ static inline __attribute__((always_inline)) void touch_small(je_state *st, rs_a
         je_page *pg = &st->pages[p];
         if (pg->live++ == 0) {
             st->active_pages++;
-            if (__builtin_expect(!pg->resident, 0)) {
-                pg->resident = 1;
+            if (__builtin_expect(!res_test(st, p), 0)) {
+                res_set1(st, p);
                 st->resident_pages++;
                 st->exts[HDR_EXT(st->words[pg->owner])].nresident++;
             }
@@ -1337,13 +1392,11 @@ static void touch_large(je_state *st, rs_addr addr, uint64_t size_bytes)
     je_ext *x = &st->exts[id];
     uint32_t n = large_touched_pages(addr, size_bytes);
     assert(x->block == 0 && n <= x->npages);
-    if (x->nresident < x->npages)
-        for (uint32_t p = x->page; p < x->page + n; p++)
-            if (!st->pages[p].resident) {
-                st->pages[p].resident = 1;
-                st->resident_pages++;
-                x->nresident++;
-            }
+    if (x->nresident < x->npages) {
+        uint32_t fresh = res_set(st, x->page, (uint64_t)x->page + n);
+        st->resident_pages += fresh;
+        x->nresident += fresh;
+    }
     x->block = n;
     st->active_pages += n;
 }
@@ -1680,6 +1733,7 @@ static void destroy(void *state)
             pset_release(&st->arenas[ai].bins[b].nonfull);
     free(st->arenas);
     rs_mem_free(st->pages);
+    rs_mem_free(st->resw);
     rs_mem_free(st->exts);
     rs_mem_free(st->words);
     free(st);
@@ -2050,7 +2104,7 @@ int rs_je_audit(const void *state, rs_err *err)
                     AUDIT_FAIL("slab %u: page %u not mapped to it", id, q);
                 if (live[q] != st->pages[q].live)
                     AUDIT_FAIL("page %u: live %u, counted %u", q, st->pages[q].live, live[q]);
-                if (live[q] && !st->pages[q].resident)
+                if (live[q] && !res_test(st, q))
                     AUDIT_FAIL("page %u: live but not resident", q);
                 active += live[q] > 0;
             }
@@ -2204,6 +2258,7 @@ uint64_t rs_je_footprint_bytes(const void *state)
     const je_state *st = state;
     return sizeof *st + (uint64_t)st->narenas * sizeof *st->arenas +
            (uint64_t)st->nthreads * (sizeof(je_thread) + st->tcache_slots * sizeof(rs_addr)) +
-           (uint64_t)st->pages_cap * sizeof *st->pages + (uint64_t)st->exts_cap * sizeof *st->exts +
+           (uint64_t)st->pages_cap * sizeof *st->pages + st->resw_cap * sizeof *st->resw +
+           (uint64_t)st->exts_cap * sizeof *st->exts +
            (uint64_t)st->words_cap * sizeof *st->words;
 }

@@ -110,7 +110,6 @@ enum {
 
 enum span_loc { LOC_IN_USE, LOC_NORMAL, LOC_RETURNED, LOC_UNUSED };
 
-#define OS_RESIDENT 0x8000u
 #define OS_LIVE_MASK 0x7fffu
 
 /* ---- size classes (src/common.cc SizeMap::Init) ------------------------ */
@@ -196,7 +195,8 @@ typedef struct tc_span {
     uint32_t start;      /* first tcmalloc page */
     uint32_t length;     /* pages */
     uint32_t next, prev; /* DLL links (central or page-heap list); free-record chain */
-    uint32_t objects;    /* head of the span's free-object chain (slot), or NIL */
+    uint32_t objects;    /* small class: head of the span's free-object chain (slot), or NIL;
+                            in-use large span: the OS pages its request covers (all live) */
     uint32_t chunk;      /* first slot chunk of a small-class span, or NIL */
     uint32_t nresident;  /* free spans: resident OS pages */
     uint16_t refcount;   /* objects handed out of the span */
@@ -250,12 +250,17 @@ typedef struct tc_state {
     /* page heap */
     uint32_t *pmap;                 /* span of each page; valid at span boundaries and on
                                        every page of an in-use small span */
-    uint16_t *osp;                  /* per OS page: resident bit, live-object count */
+    uint16_t *osp;                  /* per OS page: live-object count of small-class objects
+                                       (a large object's pages are its own: see objects) */
+    uint64_t *resw;                 /* per OS page a resident bit, 64 to a word */
     uint32_t top;                   /* first page above the heap */
     uint32_t pmap_cap;
     tc_span *spans;
     uint32_t spans_len, spans_cap, spans_free, spans_nfree, spans_inuse_hw, spans_inuse;
     tc_lset large_normal, large_returned;
+    uint64_t nonempty[2][MAX_PAGES / 64]; /* [returned]: bit len - 1 set iff the exact-length
+                                             list of len is not empty (ph_search and the
+                                             release round robin skip empty lists by it) */
     int64_t scavenge_counter;
     uint32_t release_index;
     uint64_t system_pages, free_pages, unmapped_pages;
@@ -416,43 +421,107 @@ static void lset_remove(tc_lset *set, uint64_t key)
 
 /* ---- OS pages: residency and live counts ------------------------------- */
 
+/* Bits set in x: a run of a span is often all or nothing resident. */
+static inline uint64_t popcount_run(uint64_t x)
+{
+    return x == ~(uint64_t)0 ? 64 : x ? (uint64_t)__builtin_popcountll(x) : 0;
+}
+
+/* Resident bits, a word at a time: [q0, q1) of OS pages. */
+static size_t res_words(uint32_t pages) { return ((size_t)pages * OS_PER_PAGE + 63) / 64; }
+
+static uint64_t res_mask(uint64_t q0, uint64_t q1, uint64_t w) /* the bits of word w in range */
+{
+    uint64_t m = ~(uint64_t)0;
+    if (w == q0 >> 6)
+        m &= ~(uint64_t)0 << (q0 & 63);
+    if (w == (q1 - 1) >> 6 && (q1 & 63))
+        m &= ~(uint64_t)0 >> (64 - (q1 & 63));
+    return m;
+}
+
+static uint64_t res_count(const tc_state *st, uint64_t q0, uint64_t q1)
+{
+    uint64_t n = 0;
+    if (q0 < q1)
+        for (uint64_t w = q0 >> 6; w <= (q1 - 1) >> 6; w++)
+            n += popcount_run(st->resw[w] & res_mask(q0, q1, w));
+    return n;
+}
+
+/* Sets the range resident; returns how many pages were not. */
+static uint64_t res_set(tc_state *st, uint64_t q0, uint64_t q1)
+{
+    uint64_t n = 0;
+    if (q0 < q1)
+        for (uint64_t w = q0 >> 6; w <= (q1 - 1) >> 6; w++) {
+            uint64_t m = res_mask(q0, q1, w), x = ~st->resw[w] & m; /* the pages not resident */
+            if (x) { /* mostly none: pages are written again and again */
+                n += (uint64_t)__builtin_popcountll(x);
+                st->resw[w] |= m;
+            }
+        }
+    return n;
+}
+
+static void res_clear(tc_state *st, uint64_t q0, uint64_t q1)
+{
+    if (q0 < q1)
+        for (uint64_t w = q0 >> 6; w <= (q1 - 1) >> 6; w++)
+            st->resw[w] &= ~res_mask(q0, q1, w);
+}
+
+static int res_test(const tc_state *st, uint64_t q) { return (int)(st->resw[q >> 6] >> (q & 63)) & 1; }
+
 static void os_touch(tc_state *st, uint64_t q)
 {
-    if (!(st->osp[q] & OS_RESIDENT)) {
-        st->osp[q] |= OS_RESIDENT;
+    if (!res_test(st, q)) {
+        st->resw[q >> 6] |= (uint64_t)1 << (q & 63);
         st->resident_pages++;
     }
 }
 
-/* A live object occupies [off, off + bytes) (offsets from BASE_ADDR). */
+/* A live small-class object occupies [off, off + bytes) (offsets from
+ * BASE_ADDR): a page or two, counted page by page. */
 static void live_add(tc_state *st, uint64_t off, uint64_t bytes)
 {
-    for (uint64_t q = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT; q <= last; q++) {
+    uint64_t q0 = off >> OS_PAGE_SHIFT, q1 = ((off + bytes - 1) >> OS_PAGE_SHIFT) + 1, fresh = 0;
+    if (q1 == q0 + 1) /* most objects: one page */
+        os_touch(st, q0);
+    else
+        st->resident_pages += res_set(st, q0, q1);
+    for (uint64_t q = q0; q < q1; q++) {
         uint16_t v = st->osp[q];
-        if (!(v & OS_RESIDENT))
-            st->resident_pages++;
-        if (!(v & OS_LIVE_MASK))
-            st->active_pages++;
-        assert((v & OS_LIVE_MASK) < OS_LIVE_MASK);
-        st->osp[q] = (uint16_t)((v | OS_RESIDENT) + 1);
+        fresh += !v;
+        assert(v < OS_LIVE_MASK);
+        st->osp[q] = (uint16_t)(v + 1);
     }
+    st->active_pages += fresh;
 }
 
 static void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
 {
-    for (uint64_t q = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT; q <= last; q++) {
-        assert(st->osp[q] & OS_LIVE_MASK);
-        if (!(--st->osp[q] & OS_LIVE_MASK))
+    uint64_t q0 = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT, gone = 0;
+    if (q0 == last) { /* most objects: one page */
+        assert(st->osp[q0] & OS_LIVE_MASK);
+        if (!--st->osp[q0])
             st->active_pages--;
+        return;
     }
+    for (uint64_t q = q0; q <= last; q++) { /* branch-free over the pages of a larger one */
+        assert(st->osp[q] & OS_LIVE_MASK);
+        gone += !--st->osp[q];
+    }
+    st->active_pages -= gone;
 }
+
+/* A large object has its span's pages to itself: the OS pages its request
+ * covers are live (one object each) and resident, as a run. */
+static uint64_t large_os_pages(uint64_t bytes) { return (bytes + ((uint64_t)1 << OS_PAGE_SHIFT) - 1) >> OS_PAGE_SHIFT; }
 
 static uint32_t count_resident(const tc_state *st, uint32_t page, uint32_t npages)
 {
-    uint32_t n = 0;
-    for (uint64_t q = (uint64_t)page * OS_PER_PAGE; q < ((uint64_t)page + npages) * OS_PER_PAGE; q++)
-        n += (st->osp[q] & OS_RESIDENT) != 0;
-    return n;
+    return (uint32_t)res_count(st, (uint64_t)page * OS_PER_PAGE, ((uint64_t)page + npages) * OS_PER_PAGE);
 }
 
 /* ---- page heap (page_heap.cc) ------------------------------------------ */
@@ -466,10 +535,13 @@ static void ph_prepend(tc_state *st, uint32_t id) /* PrependToFreeList */
     } else {
         st->unmapped_pages += s->length;
     }
-    if (s->length > MAX_PAGES)
+    if (s->length > MAX_PAGES) {
         lset_insert(s->location == LOC_NORMAL ? &st->large_normal : &st->large_returned, lkey(s));
-    else
-        dll_prepend(st->spans, sentinel_heap(s->length, s->location == LOC_RETURNED), id);
+    } else {
+        int ret = s->location == LOC_RETURNED;
+        dll_prepend(st->spans, sentinel_heap(s->length, ret), id);
+        st->nonempty[ret][(s->length - 1) >> 6] |= (uint64_t)1 << ((s->length - 1) & 63);
+    }
 }
 
 static void ph_remove(tc_state *st, uint32_t id) /* RemoveFromFreeList */
@@ -481,10 +553,29 @@ static void ph_remove(tc_state *st, uint32_t id) /* RemoveFromFreeList */
     } else {
         st->unmapped_pages -= s->length;
     }
-    if (s->length > MAX_PAGES)
+    if (s->length > MAX_PAGES) {
         lset_remove(s->location == LOC_NORMAL ? &st->large_normal : &st->large_returned, lkey(s));
-    else
+    } else {
+        int ret = s->location == LOC_RETURNED;
         dll_remove(st->spans, id);
+        if (dll_empty(st->spans, sentinel_heap(s->length, ret)))
+            st->nonempty[ret][(s->length - 1) >> 6] &= ~((uint64_t)1 << ((s->length - 1) & 63));
+    }
+}
+
+/* The first length >= len (1 .. MAX_PAGES) whose exact-length list is not
+ * empty, in the normal lists (which = 0), the returned ones (1) or either
+ * (2); MAX_PAGES + 1 if none. */
+static uint32_t ph_first_nonempty(const tc_state *st, uint32_t len, int which)
+{
+    for (uint32_t w = (len - 1) >> 6; w < MAX_PAGES / 64; w++) {
+        uint64_t bits = which == 2 ? st->nonempty[0][w] | st->nonempty[1][w] : st->nonempty[which][w];
+        if (w == (len - 1) >> 6)
+            bits &= ~(uint64_t)0 << ((len - 1) & 63);
+        if (bits)
+            return w * 64 + (uint32_t)__builtin_ctzll(bits) + 1;
+    }
+    return MAX_PAGES + 1;
 }
 
 /* MergeIntoFreeList: coalesce with free neighbours of the same kind (no
@@ -522,10 +613,11 @@ static uint32_t ph_release_span(tc_state *st, uint32_t id)
     assert(s->location == LOC_NORMAL);
     ph_remove(st, id);
     if (s->nresident) {
-        for (uint64_t q = (uint64_t)s->start * OS_PER_PAGE; q < ((uint64_t)s->start + s->length) * OS_PER_PAGE; q++) {
+#ifndef NDEBUG
+        for (uint64_t q = (uint64_t)s->start * OS_PER_PAGE; q < ((uint64_t)s->start + s->length) * OS_PER_PAGE; q++)
             assert(!(st->osp[q] & OS_LIVE_MASK));
-            st->osp[q] &= (uint16_t)~OS_RESIDENT;
-        }
+#endif
+        res_clear(st, (uint64_t)s->start * OS_PER_PAGE, ((uint64_t)s->start + s->length) * OS_PER_PAGE);
         st->resident_pages -= s->nresident;
         st->released_total_pages += s->nresident;
         s->nresident = 0;
@@ -537,26 +629,46 @@ static uint32_t ph_release_span(tc_state *st, uint32_t id)
     return n;
 }
 
+/* The release round robin's indices: i < MAX_PAGES is the normal list of
+ * length i + 1, MAX_PAGES the large normal set.  How many steps from index
+ * r (cyclically) to the first that is not empty; NIDX if all are. */
+enum { NIDX = MAX_PAGES + 1 };
+static uint32_t release_distance(const tc_state *st, uint32_t r)
+{
+    if (r < MAX_PAGES) {
+        uint32_t len = ph_first_nonempty(st, r + 1, 0);
+        if (len <= MAX_PAGES)
+            return len - 1 - r;
+    }
+    if (st->large_normal.len)
+        return MAX_PAGES - r;
+    uint32_t len = ph_first_nonempty(st, 1, 0); /* wrap round: below r */
+    return len <= MAX_PAGES ? NIDX - r + len - 1 : NIDX;
+}
+
 /* ReleaseAtLeastNPages: round robin over the exact-length lists (oldest
  * span of each, i.e. the list tail) and the large set (its smallest). */
 static uint64_t ph_release_at_least(tc_state *st, uint64_t num_pages)
 {
     uint64_t released = 0;
     while (released < num_pages && st->free_pages > 0) {
-        for (int i = 0; i < MAX_PAGES + 1 && released < num_pages; i++, st->release_index++) {
-            uint32_t id;
-            if (st->release_index > MAX_PAGES)
-                st->release_index = 0;
-            if (st->release_index == MAX_PAGES) {
-                if (st->large_normal.len == 0)
-                    continue;
+        /* A pass visits NIDX indices from release_index on; an empty list is
+         * only stepped over, so a run of them is stepped over at once. */
+        for (uint32_t i = 0; i < NIDX && released < num_pages; i++, st->release_index++) {
+            uint32_t id, r = st->release_index > MAX_PAGES ? 0 : st->release_index;
+            uint32_t d = release_distance(st, r);
+            if (d >= NIDX - i) { /* the rest of the pass is empty: its steps at once */
+                st->release_index = (r + (NIDX - i) - 1) % NIDX + 1;
+                break;
+            }
+            i += d;
+            r = (r + d) % NIDX;
+            st->release_index = r;
+            if (r == MAX_PAGES) {
                 uint64_t k = st->large_normal.keys[0];
                 id = st->pmap[(uint32_t)k];
             } else {
-                uint32_t list = sentinel_heap(st->release_index + 1, 0);
-                if (dll_empty(st->spans, list))
-                    continue;
-                id = st->spans[list].prev;
+                id = st->spans[sentinel_heap(r + 1, 0)].prev;
             }
             released += ph_release_span(st, id);
         }
@@ -639,13 +751,13 @@ static uint32_t ph_alloc_large(tc_state *st, uint32_t n)
 
 static uint32_t ph_search(tc_state *st, uint32_t n)
 {
-    for (uint32_t s = n; s <= MAX_PAGES; s++) {
+    /* the shortest nonempty list of length >= n, normal before returned */
+    uint32_t s = n <= MAX_PAGES ? ph_first_nonempty(st, n, 2) : MAX_PAGES + 1;
+    if (s <= MAX_PAGES) {
         uint32_t ll = sentinel_heap(s, 0);
-        if (!dll_empty(st->spans, ll))
-            return ph_carve(st, st->spans[ll].next, n);
-        ll = sentinel_heap(s, 1);
-        if (!dll_empty(st->spans, ll))
-            return ph_carve(st, st->spans[ll].next, n);
+        if (dll_empty(st->spans, ll))
+            ll = sentinel_heap(s, 1);
+        return ph_carve(st, st->spans[ll].next, n);
     }
     return ph_alloc_large(st, n);
 }
@@ -660,6 +772,7 @@ static int ph_grow(tc_state *st, uint32_t n)
     uint32_t p = st->top;
     memset(&st->pmap[p], 0xff, (size_t)ask * sizeof *st->pmap);
     memset(&st->osp[(uint64_t)p * OS_PER_PAGE], 0, (size_t)ask * OS_PER_PAGE * sizeof *st->osp);
+    res_clear(st, (uint64_t)p * OS_PER_PAGE, ((uint64_t)p + ask) * OS_PER_PAGE);
     st->top += ask;
     st->system_pages += ask;
     uint32_t leaves = (uint32_t)(((uint64_t)st->top - 1) >> PAGEMAP_LEAF_SHIFT) + 1;
@@ -1197,6 +1310,7 @@ static void destroy(void *state)
         return;
     rs_mem_free(st->pmap);
     rs_mem_free(st->osp);
+    rs_mem_free(st->resw);
     rs_mem_free(st->spans);
     rs_mem_free(st->large_normal.keys);
     rs_mem_free(st->large_returned.keys);
@@ -1378,10 +1492,15 @@ static int reserve(tc_state *st, unsigned cl, uint32_t npages)
         if (!p)
             return -1;
         st->osp = p;
+        p = rs_mem_realloc(st->resw, res_words(c1) * sizeof *st->resw);
+        if (!p)
+            return -1; /* osp is larger than needed: harmless */
+        st->resw = p;
         st->pmap_cap = c1;
         if (st->top == 0) { /* page 0: the guard */
             st->pmap[0] = NIL;
             st->osp[0] = st->osp[1] = 0;
+            res_clear(st, 0, OS_PER_PAGE);
             st->top = 1;
         }
     }
@@ -1437,8 +1556,13 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
             return 0;
         usable = npages << PAGE_SHIFT;
         off = (uint64_t)st->spans[id].start << PAGE_SHIFT;
+        uint64_t q = off >> OS_PAGE_SHIFT, nq = large_os_pages(size_bytes);
+        st->spans[id].objects = (uint32_t)nq;
+        st->active_pages += nq;
+        st->resident_pages += res_set(st, q, q + nq);
     }
-    live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
+    if (size_bytes <= MAX_SIZE)
+        live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
     st->requested_bytes += size_bytes;
     st->allocated_bytes += usable;
     st->live_count++;
@@ -1477,7 +1601,9 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
         assert(s->location == LOC_IN_USE && off == (uint64_t)s->start << PAGE_SHIFT);
         assert(size_bytes > MAX_SIZE && ((size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT) == s->length);
         uint64_t usable = (uint64_t)s->length << PAGE_SHIFT;
-        live_remove(st, off, size_bytes);
+        assert(s->objects == large_os_pages(size_bytes));
+        st->active_pages -= s->objects;
+        s->objects = NIL;
         st->allocated_bytes -= usable;
         ph_delete(st, id);
     } else {
@@ -1612,6 +1738,7 @@ uint64_t rs_tc_footprint_bytes(const void *state)
 {
     const tc_state *st = state;
     return sizeof *st + (uint64_t)st->pmap_cap * (sizeof *st->pmap + OS_PER_PAGE * sizeof *st->osp) +
+           res_words(st->pmap_cap) * sizeof *st->resw +
            (uint64_t)st->spans_cap * (sizeof *st->spans + 2 * sizeof(uint64_t)) +
            (uint64_t)st->chunks_cap * (sizeof *st->chunk_span + ((size_t)1 << CHUNK_SHIFT) * sizeof *st->links) +
            (uint64_t)st->threads_cap * sizeof *st->threads +
@@ -1651,13 +1778,10 @@ int rs_tc_audit(const void *state, rs_err *err)
     int rc = 0;
     uint64_t nslots = (uint64_t)st->chunks_len << CHUNK_SHIFT;
     uint8_t *is_free = calloc(nslots + 1, 1);
-    uint16_t *live = calloc((size_t)st->top * OS_PER_PAGE + 1, sizeof *live);
-    uint16_t *first = calloc((size_t)st->top * OS_PER_PAGE + 1, sizeof *first);
+    uint16_t live[MAX_PAGES * OS_PER_PAGE], first[MAX_PAGES * OS_PER_PAGE]; /* of one small span */
     uint64_t *span_free = calloc((size_t)st->spans_len + 1, sizeof *span_free);
-    if (!is_free || !live || !first || !span_free) {
+    if (!is_free || !span_free) {
         free(is_free);
-        free(live);
-        free(first);
         free(span_free);
         return rs_fail(err, RS_ENOMEM, "out of memory in audit");
     }
@@ -1736,8 +1860,11 @@ int rs_tc_audit(const void *state, rs_err *err)
         if (s->location == LOC_IN_USE && s->sizeclass) {
             unsigned cl = s->sizeclass;
             const tc_class_info *ci = &st->cls[cl];
-            if (s->length != ci->pages || s->chunk == NIL)
+            uint64_t q0 = (uint64_t)p * OS_PER_PAGE, q1 = ((uint64_t)p + s->length) * OS_PER_PAGE;
+            if (s->length != ci->pages || s->chunk == NIL || s->length > MAX_PAGES)
                 AUDIT_FAIL("span %u: class %u with %u pages", id, cl, s->length);
+            memset(live, 0, (size_t)(q1 - q0) * sizeof *live);
+            memset(first, 0, (size_t)(q1 - q0) * sizeof *first);
             for (uint32_t q = p; q < p + s->length; q++)
                 if (st->pmap[q] != id)
                     AUDIT_FAIL("span %u: page %u not registered", id, q);
@@ -1746,25 +1873,41 @@ int rs_tc_audit(const void *state, rs_err *err)
                 uint64_t off = ((uint64_t)p << PAGE_SHIFT) + (uint64_t)k * ci->size_bytes;
                 if (st->chunk_span[x >> CHUNK_SHIFT] != id)
                     AUDIT_FAIL("span %u: chunk owner wrong", id);
-                if (!(st->osp[off >> OS_PAGE_SHIFT] & OS_RESIDENT))
+                if (!res_test(st, off >> OS_PAGE_SHIFT))
                     AUDIT_FAIL("span %u: object %u's first page not resident", id, k);
                 int startup = 0;
                 for (uint32_t i = 0; i < st->nstartup; i++)
                     startup |= st->startup_slot[i] == x;
                 if (!is_free[x] && !startup) { /* its requested bytes cover [off, off + 1 .. size) */
                     allocated += ci->size_bytes;
-                    first[off >> OS_PAGE_SHIFT]++;
+                    first[(off >> OS_PAGE_SHIFT) - q0]++;
                     for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + ci->size_bytes - 1) >> OS_PAGE_SHIFT; q++)
-                        live[q]++;
+                        live[q - q0]++;
                 }
+            }
+            for (uint64_t q = q0; q < q1; q++) {
+                /* requested sizes are not kept: the page's count lies between
+                 * the objects whose first byte is on it and the objects whose
+                 * usable range overlaps it */
+                unsigned n = st->osp[q] & OS_LIVE_MASK;
+                if (n < first[q - q0] || n > live[q - q0])
+                    AUDIT_FAIL("OS page %llu: live %u, counted %u..%u", (unsigned long long)q, n, first[q - q0],
+                               live[q - q0]);
+                if (n && !res_test(st, q))
+                    AUDIT_FAIL("OS page %llu: live but not resident", (unsigned long long)q);
+                active += n > 0;
             }
         } else if (s->location == LOC_IN_USE) {
             allocated += (uint64_t)s->length << PAGE_SHIFT;
-            /* more than MAX_SIZE requested: every OS page but the last */
-            for (uint64_t q = (uint64_t)p * OS_PER_PAGE; q < ((uint64_t)p + s->length) * OS_PER_PAGE; q++) {
-                live[q]++;
-                first[q] += q + 1 < ((uint64_t)p + s->length) * OS_PER_PAGE;
-            }
+            /* more than MAX_SIZE requested: every OS page but the last is
+             * live, and what is live is resident (a run: its bits at once) */
+            uint64_t q0 = (uint64_t)p * OS_PER_PAGE, all = (uint64_t)s->length * OS_PER_PAGE, nq = s->objects;
+            if (nq + 1 < all || nq > all)
+                AUDIT_FAIL("large span %u: %llu live OS pages of %llu", id, (unsigned long long)nq,
+                           (unsigned long long)all);
+            if (res_count(st, q0, q0 + nq) != nq)
+                AUDIT_FAIL("large span %u: live pages not resident", id);
+            active += nq;
         } else if (s->location == LOC_NORMAL || s->location == LOC_RETURNED) {
             int ret = s->location == LOC_RETURNED;
             if (nres != s->nresident || (ret && nres))
@@ -1796,17 +1939,8 @@ int rs_tc_audit(const void *state, rs_err *err)
         prev_loc = s->location;
         p += s->length;
     }
-    for (uint64_t q = 0; q < (uint64_t)st->top * OS_PER_PAGE; q++) {
-        /* requested sizes are not kept: the page's count lies between the
-         * objects whose first byte (or, large, a non-last page) is on it and
-         * the objects whose usable range overlaps it */
-        unsigned n = st->osp[q] & OS_LIVE_MASK;
-        if (n < first[q] || n > live[q])
-            AUDIT_FAIL("OS page %llu: live %u, counted %u..%u", (unsigned long long)q, n, first[q], live[q]);
-        if (n && !(st->osp[q] & OS_RESIDENT))
-            AUDIT_FAIL("OS page %llu: live but not resident", (unsigned long long)q);
-        active += n > 0;
-    }
+    /* a live count outside the small spans would be in active_pages but
+     * not in the recount: the comparison below finds it */
     if (resident != st->resident_pages || active != st->active_pages || allocated != st->allocated_bytes ||
         free_p != st->free_pages || unmapped_p != st->unmapped_pages || normal_res != st->normal_resident_pages ||
         (st->top ? st->top - 1 : 0) != st->system_pages) /* top 0: nothing reserved yet */
@@ -1818,6 +1952,11 @@ int rs_tc_audit(const void *state, rs_err *err)
                    (unsigned long long)free_p, (unsigned long long)st->free_pages,
                    (unsigned long long)unmapped_p, (unsigned long long)st->unmapped_pages,
                    (unsigned long long)normal_res, (unsigned long long)st->normal_resident_pages);
+    for (uint32_t len = 1; len <= MAX_PAGES; len++)
+        for (int ret = 0; ret < 2; ret++)
+            if ((int)((st->nonempty[ret][(len - 1) >> 6] >> ((len - 1) & 63)) & 1) ==
+                dll_empty(st->spans, sentinel_heap(len, ret)))
+                AUDIT_FAIL("free list of %u pages (%s): nonempty bit wrong", len, ret ? "returned" : "normal");
     for (int k = 0; k < 2; k++) {
         const tc_lset *set = k ? &st->large_returned : &st->large_normal;
         if (set->len != nlarge[k])
@@ -1832,8 +1971,6 @@ int rs_tc_audit(const void *state, rs_err *err)
 #undef AUDIT_FAIL
 out:
     free(is_free);
-    free(live);
-    free(first);
     free(span_free);
     return rc;
 }

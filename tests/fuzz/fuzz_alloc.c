@@ -25,11 +25,14 @@ enum { HANDLES = 64, OP_BYTES = 9 };
 
 /* The live bytes an input may hold: a MALLOC that the heap could hold but
  * that would take the input's live bytes past this is skipped.  The models
- * count residency page by page (count_resident, the audits), so an input
- * holding many 2^32-byte blocks cost seconds under the sanitizers; 2^33
- * still holds two of the largest edge (2^32) at once, and a size past
- * every heap is still asked for (and must be refused) whatever is live. */
-#define LIVE_CAP ((uint64_t)1 << 33)
+ * set, clear and count residency a 64-page word at a time, but their page
+ * maps still take host memory per simulated page (jemalloc 8 B per 4 KiB),
+ * so a heap of 2^36 bytes costs ~200 MiB and ~1 CPU second under the
+ * sanitizers for an input holding 16 blocks of 2^32 (about what two such
+ * blocks cost when residency was counted page by page, at a cap of 2^33);
+ * a size past every heap is still asked for (and must be refused) whatever
+ * is live. */
+#define LIVE_CAP ((uint64_t)1 << 36)
 
 static uint64_t le64(const uint8_t *p)
 {
