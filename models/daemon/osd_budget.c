@@ -17,9 +17,17 @@
  * PriorityCache's kv_onode; before, onodes share the kv cache.  Which
  * onodes share a block is a model choice: object numbers in order (RBD
  * names an image's objects in order), block = object / (onodes per block).
- * Index and filter blocks are not generated (v16+ inserts them at low
- * priority, rocksdb_cache_index_and_filter_blocks_with_high_priority
- * false); omap reads are not in the traces.  Capacity: PriorityCache's kv
+ * Every SST a flush of a non-deferred family writes holds
+ * rocksdb_sst_keys_per_write keys and rocksdb_sst_bytes_per_write data
+ * bytes per write flushed; RocksDB 6.8.1 (Pacific) opens it at once
+ * (TableCache::FindTable, prefetch_index_and_filter_in_cache) and, with
+ * Ceph's rocksdb_cache_index_and_filter_blocks, puts its index block (one
+ * rocksdb_index_entry_bytes entry per data block) and full Bloom filter
+ * (rocksdb_bloom_bits_per_key) in the kv cache at low priority
+ * (..._with_high_priority false); no BlockBasedTable::Close erases them
+ * when the file is deleted, so they leave by LRU eviction only.
+ * Compaction outputs are not simulated; omap reads are not in the
+ * traces.  Capacity: PriorityCache's kv
  * and kv_onode commitments (rs_osd_budget_set_capacity), split evenly over
  * the shards as ShardedCache::SetCapacity does.
  *
