@@ -83,7 +83,7 @@
  * is then what is held; the 16.2.15 OSD measured here held 4.07 MiB of
  * buffer_anon with 64 ops of 64 KiB in flight (docs/validation.md).
  *
- * Memory: 24 bytes per cached block (+ the index), 8 per PG log entry or
+ * Memory: 32 bytes per cached block (+ the index), 8 per PG log entry or
  * dup held, a memtable's block addresses.
  */
 #include "osd_budget.h"
