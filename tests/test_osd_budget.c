@@ -10,6 +10,12 @@
  *     at a time (flush count exact when the flush is instant), and one
  *     family never holds more than
  *     max_write_buffer_number of them (a stall is counted instead);
+ *   - flushed SSTs: each flush of W writes adds an index block of
+ *     ceil(W × bytes / block) × entry bytes and a full Bloom filter of
+ *     W × keys keys (odd 64-byte lines + 5, as RocksDB 6.8.1 sizes the
+ *     16.2.15 OSD's every filter) to the kv block cache, kept to the end;
+ *     none without rocksdb_sst_keys_per_write, whose other keys are then
+ *     refused;
  *   - block cache: each distinct onode-block read once misses, a second
  *     pass over a cache large enough hits every time; a capacity of k
  *     blocks per shard keeps at most k per shard;
@@ -30,6 +36,7 @@
 #include "check.h"
 #include "sim/base/config.h"
 #include "sim/base/result.h"
+#include "models/daemon/osd_budget.h"
 #include "sim/run.h"
 #include "sim/schema.h"
 #include "traces/trace.h"
@@ -179,6 +186,49 @@ static void test_memtables(void)
     rs_result_release(&res);
 }
 
+static void test_flushed_ssts(void)
+{
+    rs_result res;
+    rs_err err;
+    /* RocksDB's own filters of the 16.2.15 OSD: 1 and 12 keys 69 B, 2000
+     * keys 79 lines (78.1 rounded up, odd) */
+    CHECK(rs_osd_budget_bloom_bytes(1, 20) == 69);
+    CHECK(rs_osd_budget_bloom_bytes(12, 20) == 69);
+    CHECK(rs_osd_budget_bloom_bytes(2000, 20) == 79 * 64 + 5);
+    CHECK(rs_osd_budget_bloom_bytes(1000, 0) == 0);
+    writes(5000);
+    const char *const off[] = { "rocksdb_kv_bytes_per_write=1000", "write_buffer_size=1000000",
+                                "max_write_buffer_number=4", NULL };
+    run(&res, off);
+    double base = metric(&res, "kv_cache_bytes");
+    CHECK(metric(&res, "sst_flushed_count") == 0);
+    rs_result_release(&res);
+    /* 5 flushes of 1000 writes: 2000 keys and 410000 B = 101 blocks each;
+     * index 101 x 60, filter 79 x 64 + 5 */
+    const char *const on[] = { "rocksdb_kv_bytes_per_write=1000", "write_buffer_size=1000000",
+                               "max_write_buffer_number=4", "rocksdb_sst_keys_per_write=2",
+                               "rocksdb_sst_bytes_per_write=410", "rocksdb_index_entry_bytes=60",
+                               NULL };
+    run(&res, on);
+    CHECK(metric(&res, "sst_flushed_count") == 5);
+    CHECK(metric(&res, "sst_index_filter_bytes") == 5 * (101 * 60 + 79 * 64 + 5));
+    CHECK(metric(&res, "kv_cache_bytes") == base + 5 * (101 * 60 + 79 * 64 + 5));
+    rs_result_release(&res);
+    /* a small cache evicts them like any low-priority block */
+    const char *const small[] = { "rocksdb_kv_bytes_per_write=1000", "write_buffer_size=1000000",
+                                  "max_write_buffer_number=4", "rocksdb_sst_keys_per_write=2",
+                                  "rocksdb_sst_bytes_per_write=410", "rocksdb_index_entry_bytes=60",
+                                  "bluestore_cache_size=16K", "rocksdb_cache_shard_bits=0", NULL };
+    run(&res, small);
+    CHECK(metric(&res, "kv_cache_bytes") < 16 * 1024);
+    CHECK(metric(&res, "kv_cache_evictions_count") > 0);
+    rs_result_release(&res);
+    const char *const vain[] = { "rocksdb_sst_bytes_per_write=410", NULL };
+    CHECK(run_with(&res, vain, &err) == RS_EINPUT);
+    CHECK_MSG(strstr(err.msg, "'rocksdb_sst_bytes_per_write'"), "%s", err.msg);
+    rs_result_release(&res);
+}
+
 static void test_block_cache(void)
 {
     rs_result res;
@@ -310,6 +360,7 @@ int main(void)
     test_write_data();
     test_invariant();
     test_block_cache();
+    test_flushed_ssts();
     test_refusals();
     test_health();
     unlink(trace_path);

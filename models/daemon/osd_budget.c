@@ -17,9 +17,17 @@
  * PriorityCache's kv_onode; before, onodes share the kv cache.  Which
  * onodes share a block is a model choice: object numbers in order (RBD
  * names an image's objects in order), block = object / (onodes per block).
- * Index and filter blocks are not generated (v16+ inserts them at low
- * priority, rocksdb_cache_index_and_filter_blocks_with_high_priority
- * false); omap reads are not in the traces.  Capacity: PriorityCache's kv
+ * Every SST a flush of a non-deferred family writes holds
+ * rocksdb_sst_keys_per_write keys and rocksdb_sst_bytes_per_write data
+ * bytes per write flushed; RocksDB 6.8.1 (Pacific) opens it at once
+ * (TableCache::FindTable, prefetch_index_and_filter_in_cache) and, with
+ * Ceph's rocksdb_cache_index_and_filter_blocks, puts its index block (one
+ * rocksdb_index_entry_bytes entry per data block) and full Bloom filter
+ * (rocksdb_bloom_bits_per_key) in the kv cache at low priority
+ * (..._with_high_priority false); no BlockBasedTable::Close erases them
+ * when the file is deleted, so they leave by LRU eviction only.
+ * Compaction outputs are not simulated; omap reads are not in the
+ * traces.  Capacity: PriorityCache's kv
  * and kv_onode commitments (rs_osd_budget_set_capacity), split evenly over
  * the shards as ShardedCache::SetCapacity does.
  *
@@ -75,7 +83,7 @@
  * is then what is held; the 16.2.15 OSD measured here held 4.07 MiB of
  * buffer_anon with 64 ops of 64 KiB in flight (docs/validation.md).
  *
- * Memory: 24 bytes per cached block (+ the index), 8 per PG log entry or
+ * Memory: 32 bytes per cached block (+ the index), 8 per PG log entry or
  * dup held, a memtable's block addresses.
  */
 #include "osd_budget.h"
@@ -102,6 +110,7 @@ typedef struct memtable {
     uint32_t nblocks, cap;
     uint64_t bytes;
     uint64_t log_off; /* where the WAL file current at its first write starts */
+    uint64_t writes;  /* writes whose keys it holds (not the deferred family) */
     uint32_t cf;
 } memtable;
 
@@ -128,8 +137,9 @@ struct rs_osd_budget {
     int ncaches;
     uint32_t nshards, bits;
     uint64_t capacity[2], charged[2];
-    uint64_t *bkey;    /* block id -> key (cache << 62 | block number) */
+    uint64_t *bkey;    /* block id -> key (cache << 62 | block number; SST blocks: | 1 << 61) */
     rs_addr *baddr;
+    uint64_t *bbytes;  /* its charge */
     uint8_t *bcache;
     uint32_t nblk, capblk, free_head;
     uint32_t *bnext;   /* free list */
@@ -138,6 +148,10 @@ struct rs_osd_budget {
     uint32_t cur_thread;
     uint64_t kv_hits, kv_misses, kv_evictions;
     rs_cache_hits block_hits; /* onode-key block lookups, block_bytes each */
+    /* SSTs written by flushes: their index and filter blocks (see above) */
+    double sst_keys_per_write, sst_bytes_per_write;
+    uint64_t index_entry_bytes, bloom_bits;
+    uint64_t ssts, sst_blocks_bytes;
     /* memtables */
     cf cfs[MAX_CFS];
     memtable *live;
@@ -177,9 +191,9 @@ static void on_block_evicted(void *ctx, rs_oid id, int what)
     rs_osd_budget *b = ctx;
     (void)what;
     int c = b->bcache[id];
-    b->alloc->ops->free(b->alloc->state, b->baddr[id], b->block_bytes, b->cur_thread,
+    b->alloc->ops->free(b->alloc->state, b->baddr[id], b->bbytes[id], b->cur_thread,
                         b->eng->now_ns);
-    b->charged[c] -= b->block_bytes;
+    b->charged[c] -= b->bbytes[id];
     rs_idmap_delete(&b->idx, rs_idmap_probe(&b->idx, b->bkey[id], rs_hash64(b->bkey[id]), bkey_of, b));
     b->bnext[id] = b->free_head;
     b->free_head = id;
@@ -211,14 +225,18 @@ static uint32_t grow_parallel(void *const arrs[], const size_t elem[], int n, ui
 
 static int grow_blocks(rs_osd_budget *b, rs_err *err)
 {
-    void *const arrs[] = { &b->bkey, &b->baddr, &b->bcache, &b->bnext };
-    const size_t elem[] = { sizeof *b->bkey, sizeof *b->baddr, sizeof *b->bcache, sizeof *b->bnext };
-    uint32_t cap = grow_parallel(arrs, elem, 4, b->capblk, 4096);
+    void *const arrs[] = { &b->bkey, &b->baddr, &b->bcache, &b->bnext, &b->bbytes };
+    const size_t elem[] = { sizeof *b->bkey, sizeof *b->baddr, sizeof *b->bcache, sizeof *b->bnext,
+                            sizeof *b->bbytes };
+    uint32_t cap = grow_parallel(arrs, elem, 5, b->capblk, 4096);
     if (!cap)
         return rs_fail(err, RS_ENOMEM, "out of memory for more than %u block-cache entries", b->capblk);
     b->capblk = cap;
     return 0;
 }
+
+static int cache_insert(rs_osd_budget *b, int c, uint64_t key, uint64_t h, uint64_t bytes,
+                        uint32_t thread, rs_err *err);
 
 int rs_osd_budget_onode_read(rs_osd_budget *b, uint64_t object, uint32_t thread, rs_err *err)
 {
@@ -228,7 +246,6 @@ int rs_osd_budget_onode_read(rs_osd_budget *b, uint64_t object, uint32_t thread,
     uint64_t slot = rs_idmap_probe(&b->idx, key, h, bkey_of, b);
     uint32_t id = rs_idmap_id(&b->idx, slot);
     const rs_cache_ops *ops = b->ops;
-    int rc;
     rs_cache_count(&b->block_hits, id != NONE, b->block_bytes);
     if (id != NONE) {
         b->kv_hits++;
@@ -236,6 +253,17 @@ int rs_osd_budget_onode_read(rs_osd_budget *b, uint64_t object, uint32_t thread,
         return 0;
     }
     b->kv_misses++;
+    return cache_insert(b, c, key, h, b->block_bytes, thread, err);
+}
+
+/* Insert a new entry of key (hash h, absent) charging bytes into cache c,
+ * at low priority, and evict its shard to capacity (LRUCacheShard::Insert). */
+static int cache_insert(rs_osd_budget *b, int c, uint64_t key, uint64_t h, uint64_t bytes,
+                        uint32_t thread, rs_err *err)
+{
+    const rs_cache_ops *ops = b->ops;
+    uint32_t id;
+    int rc;
     if ((rc = rs_idmap_reserve(&b->idx, err)))
         return rc;
     if (b->free_head != NONE) {
@@ -248,14 +276,15 @@ int rs_osd_budget_onode_read(rs_osd_budget *b, uint64_t object, uint32_t thread,
     }
     b->bkey[id] = key;
     b->bcache[id] = (uint8_t)c;
-    b->baddr[id] = b->alloc->ops->alloc(b->alloc->state, b->block_bytes, thread, b->eng->now_ns);
+    b->bbytes[id] = bytes;
+    b->baddr[id] = b->alloc->ops->alloc(b->alloc->state, bytes, thread, b->eng->now_ns);
     if (!b->baddr[id])
         return rs_alloc_fail_full(b->alloc, err);
     rs_idmap_put(&b->idx, rs_idmap_probe(&b->idx, key, h, bkey_of, b), key, h, id);
     uint32_t s = shard_of(b, h);
-    if ((rc = ops->insert_at(b->cache[c].state, id, b->block_bytes, s, RS_CACHE_LEVEL_ALL, err)))
+    if ((rc = ops->insert_at(b->cache[c].state, id, bytes, s, RS_CACHE_LEVEL_ALL, err)))
         return rc;
-    b->charged[c] += b->block_bytes;
+    b->charged[c] += bytes;
     b->cur_thread = thread;
     ops->trim_to(b->cache[c].state, s, b->capacity[c] / b->nshards, on_block_evicted, b);
     return 0;
@@ -296,11 +325,55 @@ static void memtable_free(rs_osd_budget *b, memtable *m, uint32_t thread)
     free(m);
 }
 
+/* A full Bloom filter's bytes for keys keys (RocksDB 6.8.1
+ * table/block_based/filter_policy.cc, LegacyBloomBitsBuilder: keys × bits
+ * rounded up to an odd number of 64-byte cache lines, + 5 bytes). */
+uint64_t rs_osd_budget_bloom_bytes(uint64_t keys, uint64_t bits_per_key)
+{
+    if (!bits_per_key)
+        return 0;
+    uint64_t lines = (keys * bits_per_key + 511) / 512;
+    if (keys && lines % 2 == 0)
+        lines++;
+    return lines * 64 + 5;
+}
+
+/* The SST one flush writes from memtables holding writes writes: RocksDB
+ * opens it at once (BuildTable's check, TableCache::FindTable with
+ * prefetch_index_and_filter_in_cache), which reads its index and filter
+ * blocks into the block cache; nothing erases them when the file goes. */
+static int sst_written(rs_osd_budget *b, uint64_t writes, rs_err *err)
+{
+    if (!writes || b->sst_keys_per_write <= 0)
+        return 0;
+    uint64_t keys = (uint64_t)((double)writes * b->sst_keys_per_write + 0.5);
+    uint64_t data = (uint64_t)((double)writes * b->sst_bytes_per_write + 0.5);
+    uint64_t blocks = (data + b->block_bytes - 1) / b->block_bytes;
+    uint64_t part[2] = { blocks * b->index_entry_bytes, rs_osd_budget_bloom_bytes(keys, b->bloom_bits) };
+    b->ssts++;
+    for (int i = 0; i < 2; i++) {
+        if (!part[i])
+            continue;
+        uint64_t key = (uint64_t)1 << 61 | ((b->ssts * 2 + (uint64_t)i) & (((uint64_t)1 << 61) - 1));
+        int rc = cache_insert(b, 0, key, rs_hash64(key), part[i], b->flush_thread, err);
+        if (rc)
+            return rc;
+        b->sst_blocks_bytes += part[i];
+    }
+    return 0;
+}
+
 static void on_flushed(void *ctx, uint64_t now_ns)
 {
     memtable *m = ctx;
     rs_osd_budget *b = m->b;
+    uint64_t writes = 0;
     (void)now_ns;
+    for (const memtable *x = m; x; x = x->batch)
+        writes += x->writes;
+    rs_err err;
+    if (sst_written(b, writes, &err))
+        rs_engine_abort(b->eng, &err);
     while (m) {
         memtable *next = m->batch;
         b->cfs[m->cf].immutables--;
@@ -389,7 +462,8 @@ static int wal_check(rs_osd_budget *b, rs_err *err)
     return 0;
 }
 
-static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t thread, rs_err *err)
+static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t writes,
+                        uint32_t thread, rs_err *err)
 {
     cf *f = &b->cfs[c];
     if (!f->active) {
@@ -405,6 +479,7 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t t
     }
     memtable *m = f->active;
     m->bytes += bytes;
+    m->writes += writes;
     b->memtable_bytes += bytes;
     b->wal_bytes += bytes;
     while ((uint64_t)m->nblocks * b->arena < m->bytes) {
@@ -510,12 +585,12 @@ int rs_osd_budget_write(rs_osd_budget *b, uint64_t object, uint32_t pg, uint64_t
     uint32_t c = b->nmeta > 1 ? (uint32_t)(rs_hash64(object ^ 0x9e3779b97f4a7c15ull) % b->nmeta) : 0;
     int rc;
     if (deferred && b->deferred_cf) {
-        if ((rc = memtable_add(b, b->nmeta, deferred, thread, err)))
+        if ((rc = memtable_add(b, b->nmeta, deferred, 0, thread, err)))
             return rc;
     } else {
         meta += deferred;
     }
-    if (meta && (rc = memtable_add(b, c, meta, thread, err)))
+    if (meta && (rc = memtable_add(b, c, meta, 1, thread, err)))
         return rc;
     return pg_log_append(b, thread, err);
 }
@@ -578,6 +653,20 @@ uint64_t rs_osd_budget_bytes(const rs_osd_budget *b)
 
 /* ---- lifecycle ---- */
 
+static int changed_size(const rs_config *cfg, const char *key)
+{
+    uint64_t d = 0;
+    rs_parse_size(rs_config_param(cfg, key)->def, &d);
+    return rs_config_size(cfg, key) != d;
+}
+
+static int changed_int(const rs_config *cfg, const char *key)
+{
+    int64_t d = 0;
+    rs_parse_int(rs_config_param(cfg, key)->def, &d);
+    return rs_config_int(cfg, key) != d;
+}
+
 int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
                          const rs_cache_ops *kv_ops, int kv_onode, uint32_t pg_count,
                          uint64_t write_buffer_bytes, uint32_t max_buffers,
@@ -638,6 +727,18 @@ int rs_osd_budget_create(const rs_config *cfg, rs_engine *eng, rs_alloc *alloc,
     b->entry_bytes = rs_config_size(cfg, "osd_pg_log_entry_bytes");
     b->dup_bytes = rs_config_size(cfg, "osd_pg_log_dup_bytes");
     b->hold_writes = rs_config_bool(cfg, "osd_write_data_held");
+    b->sst_keys_per_write = rs_config_double(cfg, "rocksdb_sst_keys_per_write");
+    b->sst_bytes_per_write = rs_config_double(cfg, "rocksdb_sst_bytes_per_write");
+    b->index_entry_bytes = rs_config_size(cfg, "rocksdb_index_entry_bytes");
+    b->bloom_bits = (uint64_t)rs_config_int(cfg, "rocksdb_bloom_bits_per_key");
+    if (b->sst_keys_per_write <= 0 && (b->sst_bytes_per_write > 0 ||
+                                       changed_size(cfg, "rocksdb_index_entry_bytes") ||
+                                       changed_int(cfg, "rocksdb_bloom_bits_per_key"))) {
+        rc = rs_fail(err, RS_EINPUT, "keys 'rocksdb_sst_bytes_per_write', 'rocksdb_index_entry_bytes' "
+                     "and 'rocksdb_bloom_bits_per_key' have no effect: no flushed SST is "
+                     "simulated (rocksdb_sst_keys_per_write 0)");
+        goto fail;
+    }
     b->hfree = NONE;
     if (!b->deferred_cf && !b->deferred_max) {
         rc = rs_fail(err, RS_EINPUT, "key 'rocksdb_deferred_cf' = false has no effect: no write is "
@@ -689,6 +790,7 @@ void rs_osd_budget_destroy(rs_osd_budget *b)
     free(b->baddr);
     free(b->bcache);
     free(b->bnext);
+    free(b->bbytes);
     free(b->log.a);
     free(b->dups.a);
     free(b->pdups.a);
@@ -711,6 +813,8 @@ int rs_osd_budget_metrics(const rs_osd_budget *b, rs_result *res, rs_err *err)
         { "memtable_flushes_count", (double)b->flushes },
         { "memtable_stall_count", (double)b->stalls },
         { "memtable_wal_full_flushes_count", (double)b->wal_full_flushes },
+        { "sst_flushed_count", (double)b->ssts },
+        { "sst_index_filter_bytes", (double)b->sst_blocks_bytes },
         { "pg_log_entries_count", (double)b->log.n },
         { "pg_log_dups_count", (double)b->dups.n },
         { "pg_log_bytes",

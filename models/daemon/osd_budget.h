@@ -35,6 +35,19 @@ typedef struct rs_osd_budget rs_osd_budget;
     { .key = "rocksdb_kv_bytes_per_write", .type = RS_PT_SIZE, .def = "1K",                      \
       .doc = "whole: memtable bytes a write adds (onode, extent, freelist and statfs updates)",  \
       .range = "[0, 1G]" },                                                                      \
+    { .key = "rocksdb_sst_keys_per_write", .type = RS_PT_DOUBLE, .def = "0",                     \
+      .doc = "whole: keys a (not deferred) write leaves in the SST its memtable's flush writes "  \
+             "(measured from RocksDB's table_file_creation events; 0 = flushed SSTs' index and " \
+             "filter blocks not simulated)", .range = "[0, 1000]" },                             \
+    { .key = "rocksdb_sst_bytes_per_write", .type = RS_PT_DOUBLE, .def = "0",                    \
+      .doc = "whole: SST data bytes a (not deferred) write leaves in its flush's SST (data "      \
+             "blocks = bytes / rocksdb_block_size, one index entry each)", .range = "[0, 1e9]" }, \
+    { .key = "rocksdb_index_entry_bytes", .type = RS_PT_SIZE, .def = "64",                       \
+      .doc = "whole: an SST index entry's bytes, one per data block (binary-search index, "      \
+             "restart interval 1)", .range = "[1, 1M]" },                                        \
+    { .key = "rocksdb_bloom_bits_per_key", .type = RS_PT_INT, .def = "20",                       \
+      .doc = "whole: full Bloom filter bits per SST key (Ceph rocksdb_bloom_bits_per_key, 20)",  \
+      .range = "[0, 1000]" },                                                                    \
     { .key = "bluestore_prefer_deferred_size", .type = RS_PT_SIZE, .def = "0",                   \
       .doc = "whole: writes smaller than this are deferred, their data through the WAL and a "  \
              "memtable (v16 _ssd 0, _hdd 64K)" },                                                \
@@ -102,6 +115,8 @@ int rs_osd_budget_write(rs_osd_budget *b, uint64_t object, uint32_t pg, uint64_t
  * the 2^bits-th part), evicting now on thread. */
 void rs_osd_budget_set_capacity(rs_osd_budget *b, uint64_t kv_bytes, uint64_t kv_onode_bytes,
                                 uint32_t thread);
+/* A full Bloom filter block's bytes for keys keys (RocksDB 6.8.1 legacy Bloom). */
+uint64_t rs_osd_budget_bloom_bytes(uint64_t keys, uint64_t bits_per_key);
 /* Block-cache bytes charged now. */
 void rs_osd_budget_kv_usage(const rs_osd_budget *b, uint64_t *r_kv, uint64_t *r_kv_onode);
 /* A client write's data arrives (osd_write_data_held): its allocation, on
