@@ -52,6 +52,7 @@
  * (uint32_t, "off16") inside records: the heap may grow to 64 GiB.
  */
 #include "glibc.h"
+#include "pagebits.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -344,17 +345,6 @@ static int pages_ensure(gl_state *st, uint64_t heap_bytes)
     return 0;
 }
 
-/* The bits of res_bits word w within pages [lo, hi). */
-static inline uint64_t res_mask(uint64_t lo, uint64_t hi, uint64_t w)
-{
-    uint64_t m = ~(uint64_t)0;
-    if (w == lo >> 6)
-        m &= ~(uint64_t)0 << (lo & 63);
-    if (w == (hi - 1) >> 6 && (hi & 63))
-        m &= ~(uint64_t)0 >> (64 - (hi & 63));
-    return m;
-}
-
 /* The model (glibc or the application) writes [off, off + len): its pages
  * become resident, a word of 64 at a time. */
 static inline void wr(gl_state *st, uint64_t off, uint64_t len)
@@ -370,13 +360,7 @@ static inline void wr(gl_state *st, uint64_t off, uint64_t len)
         }
         return;
     }
-    for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
-        uint64_t m = res_mask(lo, hi, w), x = ~st->res_bits[w] & m; /* not yet resident */
-        if (x) {
-            st->res_bits[w] |= m;
-            st->resident_pages += (uint64_t)__builtin_popcountll(x);
-        }
-    }
+    st->resident_pages += rs_pb_set(st->res_bits, lo, hi);
 }
 
 /* Pages [lo, hi) (page numbers) stop being resident. */
@@ -388,15 +372,9 @@ static void unresident(gl_state *st, uint64_t lo, uint64_t hi)
     for (uint64_t p = lo; p < hi; p++)
         assert(!((st->res_bits[p >> 6] >> (p & 63)) & 1) || st->live[p] == 0);
 #endif
-    for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
-        uint64_t x = st->res_bits[w] & res_mask(lo, hi, w); /* resident: released */
-        if (x) {
-            uint64_t n = (uint64_t)__builtin_popcountll(x);
-            st->res_bits[w] &= ~x;
-            st->resident_pages -= n;
-            st->released_bytes += n * PAGE_BYTES;
-        }
-    }
+    uint64_t n = rs_pb_clear(st->res_bits, lo, hi); /* resident: released */
+    st->resident_pages -= n;
+    st->released_bytes += n * PAGE_BYTES;
 }
 
 /* A live chunk's usable range [off + 16, off + size + 8) comes or goes. */

@@ -73,6 +73,7 @@
  * never allocates except a new thread's state; it cannot fail.
  */
 #include "jemalloc.h"
+#include "pagebits.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -850,55 +851,18 @@ static uint32_t page_ext(const je_state *st, uint32_t p)
     return pg->slab ? HDR_EXT(st->words[pg->owner]) : pg->owner;
 }
 
-/* Bits set in x: a run of a span is often all or nothing resident. */
-static inline uint64_t popcount_run(uint64_t x)
-{
-    return x == ~(uint64_t)0 ? 64 : x ? (uint64_t)__builtin_popcountll(x) : 0;
-}
-
-/* Resident bits of pages [p0, p1), a word at a time. */
-static uint64_t res_mask(uint64_t p0, uint64_t p1, uint64_t w) /* the bits of word w in range */
-{
-    uint64_t m = ~(uint64_t)0;
-    if (w == p0 >> 6)
-        m &= ~(uint64_t)0 << (p0 & 63);
-    if (w == (p1 - 1) >> 6 && (p1 & 63))
-        m &= ~(uint64_t)0 >> (64 - (p1 & 63));
-    return m;
-}
-
-static inline int res_test(const je_state *st, uint32_t p) { return (int)(st->resw[p >> 6] >> (p & 63)) & 1; }
+/* Resident bits of pages [p0, p1), a word at a time (pagebits.h). */
+static inline int res_test(const je_state *st, uint32_t p) { return rs_pb_test(st->resw, p); }
 static inline void res_set1(je_state *st, uint32_t p) { st->resw[p >> 6] |= (uint64_t)1 << (p & 63); }
 
 /* Sets [p0, p1) resident; returns how many pages were not. */
-static uint32_t res_set(je_state *st, uint64_t p0, uint64_t p1)
-{
-    uint64_t n = 0;
-    if (p0 < p1)
-        for (uint64_t w = p0 >> 6; w <= (p1 - 1) >> 6; w++) {
-            uint64_t m = res_mask(p0, p1, w), x = ~st->resw[w] & m; /* the pages not resident */
-            if (x) { /* mostly none: pages are written again and again */
-                n += (uint64_t)__builtin_popcountll(x);
-                st->resw[w] |= m;
-            }
-        }
-    return (uint32_t)n;
-}
+static uint32_t res_set(je_state *st, uint64_t p0, uint64_t p1) { return (uint32_t)rs_pb_set(st->resw, p0, p1); }
 
-static void res_clear(je_state *st, uint64_t p0, uint64_t p1)
-{
-    if (p0 < p1)
-        for (uint64_t w = p0 >> 6; w <= (p1 - 1) >> 6; w++)
-            st->resw[w] &= ~res_mask(p0, p1, w);
-}
+static void res_clear(je_state *st, uint64_t p0, uint64_t p1) { rs_pb_clear(st->resw, p0, p1); }
 
 static uint32_t count_resident(const je_state *st, uint32_t page, uint32_t npages)
 {
-    uint64_t n = 0, p0 = page, p1 = (uint64_t)page + npages;
-    if (p0 < p1)
-        for (uint64_t w = p0 >> 6; w <= (p1 - 1) >> 6; w++)
-            n += popcount_run(st->resw[w] & res_mask(p0, p1, w));
-    return (uint32_t)n;
+    return (uint32_t)rs_pb_count(st->resw, page, (uint64_t)page + npages);
 }
 
 /* Put free extent id (kind DIRTY or RELEASED, final size) into its arena's

@@ -48,6 +48,7 @@
  * the state intact.
  */
 #include "tcmalloc.h"
+#include "pagebits.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -421,57 +422,17 @@ static void lset_remove(tc_lset *set, uint64_t key)
 
 /* ---- OS pages: residency and live counts ------------------------------- */
 
-/* Bits set in x: a run of a span is often all or nothing resident. */
-static inline uint64_t popcount_run(uint64_t x)
-{
-    return x == ~(uint64_t)0 ? 64 : x ? (uint64_t)__builtin_popcountll(x) : 0;
-}
-
-/* Resident bits, a word at a time: [q0, q1) of OS pages. */
+/* Resident bits, a word at a time: [q0, q1) of OS pages (pagebits.h). */
 static size_t res_words(uint32_t pages) { return ((size_t)pages * OS_PER_PAGE + 63) / 64; }
 
-static uint64_t res_mask(uint64_t q0, uint64_t q1, uint64_t w) /* the bits of word w in range */
-{
-    uint64_t m = ~(uint64_t)0;
-    if (w == q0 >> 6)
-        m &= ~(uint64_t)0 << (q0 & 63);
-    if (w == (q1 - 1) >> 6 && (q1 & 63))
-        m &= ~(uint64_t)0 >> (64 - (q1 & 63));
-    return m;
-}
-
-static uint64_t res_count(const tc_state *st, uint64_t q0, uint64_t q1)
-{
-    uint64_t n = 0;
-    if (q0 < q1)
-        for (uint64_t w = q0 >> 6; w <= (q1 - 1) >> 6; w++)
-            n += popcount_run(st->resw[w] & res_mask(q0, q1, w));
-    return n;
-}
+static uint64_t res_count(const tc_state *st, uint64_t q0, uint64_t q1) { return rs_pb_count(st->resw, q0, q1); }
 
 /* Sets the range resident; returns how many pages were not. */
-static uint64_t res_set(tc_state *st, uint64_t q0, uint64_t q1)
-{
-    uint64_t n = 0;
-    if (q0 < q1)
-        for (uint64_t w = q0 >> 6; w <= (q1 - 1) >> 6; w++) {
-            uint64_t m = res_mask(q0, q1, w), x = ~st->resw[w] & m; /* the pages not resident */
-            if (x) { /* mostly none: pages are written again and again */
-                n += (uint64_t)__builtin_popcountll(x);
-                st->resw[w] |= m;
-            }
-        }
-    return n;
-}
+static uint64_t res_set(tc_state *st, uint64_t q0, uint64_t q1) { return rs_pb_set(st->resw, q0, q1); }
 
-static void res_clear(tc_state *st, uint64_t q0, uint64_t q1)
-{
-    if (q0 < q1)
-        for (uint64_t w = q0 >> 6; w <= (q1 - 1) >> 6; w++)
-            st->resw[w] &= ~res_mask(q0, q1, w);
-}
+static void res_clear(tc_state *st, uint64_t q0, uint64_t q1) { rs_pb_clear(st->resw, q0, q1); }
 
-static int res_test(const tc_state *st, uint64_t q) { return (int)(st->resw[q >> 6] >> (q & 63)) & 1; }
+static int res_test(const tc_state *st, uint64_t q) { return rs_pb_test(st->resw, q); }
 
 static void os_touch(tc_state *st, uint64_t q)
 {

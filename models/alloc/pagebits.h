@@ -1,0 +1,75 @@
+/*
+ * pagebits.h — a bitmap of pages, one bit a page, set, cleared and counted
+ * 64 pages (a word) at a time: the residency of the allocator models'
+ * pages (tcmalloc's OS pages, jemalloc's and glibc's 4 KiB pages).  A run
+ * [lo, hi) of pages covers whole words but its first and last; a free or
+ * a release of a span then costs its pages / 64, not its pages.
+ */
+#ifndef RS_ALLOC_PAGEBITS_H
+#define RS_ALLOC_PAGEBITS_H
+
+#include <stdint.h>
+
+/* The bits of word w within pages [lo, hi) (lo < hi). */
+static inline uint64_t rs_pb_mask(uint64_t lo, uint64_t hi, uint64_t w)
+{
+    uint64_t m = ~(uint64_t)0;
+    if (w == lo >> 6)
+        m &= ~(uint64_t)0 << (lo & 63);
+    if (w == (hi - 1) >> 6 && (hi & 63))
+        m &= ~(uint64_t)0 >> (64 - (hi & 63));
+    return m;
+}
+
+/* Bits set in x: a run of a span is often all or nothing resident. */
+static inline uint64_t rs_pb_popcount_run(uint64_t x)
+{
+    return x == ~(uint64_t)0 ? 64 : x ? (uint64_t)__builtin_popcountll(x) : 0;
+}
+
+static inline int rs_pb_test(const uint64_t *bits, uint64_t p)
+{
+    return (int)(bits[p >> 6] >> (p & 63)) & 1;
+}
+
+/* Sets [lo, hi); returns how many of its bits were not set. */
+static inline uint64_t rs_pb_set(uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+    uint64_t n = 0;
+    if (lo < hi)
+        for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+            uint64_t m = rs_pb_mask(lo, hi, w), x = ~bits[w] & m; /* the pages not set */
+            if (x) { /* mostly none: pages are written again and again */
+                n += (uint64_t)__builtin_popcountll(x);
+                bits[w] |= m;
+            }
+        }
+    return n;
+}
+
+/* Clears [lo, hi); returns how many of its bits were set. */
+static inline uint64_t rs_pb_clear(uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+    uint64_t n = 0;
+    if (lo < hi)
+        for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+            uint64_t x = bits[w] & rs_pb_mask(lo, hi, w);
+            if (x) {
+                n += (uint64_t)__builtin_popcountll(x);
+                bits[w] &= ~x;
+            }
+        }
+    return n;
+}
+
+/* How many bits of [lo, hi) are set. */
+static inline uint64_t rs_pb_count(const uint64_t *bits, uint64_t lo, uint64_t hi)
+{
+    uint64_t n = 0;
+    if (lo < hi)
+        for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++)
+            n += rs_pb_popcount_run(bits[w] & rs_pb_mask(lo, hi, w));
+    return n;
+}
+
+#endif
