@@ -122,8 +122,10 @@ static int texts_own(const char **const *fields, size_t n, char **r_storage, rs_
     " r.point_index, r.label, r.events, r.wall_ns, r.error"
 #define RUN_NCOLUMNS 18
 
-/* The row's RUN_COLUMNS into *r (text pointing into the row). */
-static void run_from_row(sqlite3_stmt *s, rs_query_run *r)
+/* The row's RUN_COLUMNS into *r (text pointing into the row).  Ids start at
+ * 1 (a scope of run 0 or sweep 0 means "none"): a row with another id is a
+ * damaged or hand-made database, refused as bad input. */
+static int run_from_row(rs_store *st, sqlite3_stmt *s, rs_query_run *r, rs_err *err)
 {
     memset(r, 0, sizeof *r);
     r->id = sqlite3_column_int64(s, 0);
@@ -148,6 +150,14 @@ static void run_from_row(sqlite3_stmt *s, rs_query_run *r)
     if ((r->has_wall_ns = sqlite3_column_type(s, 16) != SQLITE_NULL))
         r->wall_ns = sqlite3_column_int64(s, 16);
     r->error = text_or_null(s, 17);
+    if (r->id <= 0)
+        return rs_fail(err, RS_EINPUT, "'%s' has a run of id %" PRId64 ": run ids start at 1 "
+                       "(a damaged or hand-edited database)", rs_store_path(st), r->id);
+    if (r->has_sweep_id && r->sweep_id <= 0)
+        return rs_fail(err, RS_EINPUT, "'%s' has run %" PRId64 " in sweep %" PRId64 ": sweep ids "
+                       "start at 1 (a damaged or hand-edited database)", rs_store_path(st), r->id,
+                       r->sweep_id);
+    return 0;
 }
 
 int rs_query_run_get(rs_store *st, int64_t run_id, rs_query_run *r_run, rs_err *err)
@@ -162,12 +172,12 @@ int rs_query_run_get(rs_store *st, int64_t run_id, rs_query_run *r_run, rs_err *
     sqlite3_bind_int64(s, 1, run_id);
     rc = sqlite3_step(s);
     if (rc == SQLITE_ROW) {
-        run_from_row(s, r_run);
         const char **texts[] = { &r_run->kind, &r_run->status, &r_run->created_at,
                                  &r_run->started_at, &r_run->finished_at, &r_run->version,
                                  &r_run->trace_path, &r_run->trace_sha256, &r_run->preset,
                                  &r_run->param_hash, &r_run->label, &r_run->error };
-        rc = texts_own(texts, sizeof texts / sizeof texts[0], &r_run->storage, err);
+        if (!(rc = run_from_row(st, s, r_run, err)))
+            rc = texts_own(texts, sizeof texts / sizeof texts[0], &r_run->storage, err);
         if (rc)
             memset(r_run, 0, sizeof *r_run);
     } else if (rc == SQLITE_DONE) {
@@ -264,7 +274,8 @@ int rs_query_runs(rs_store *st, const rs_query_runs_filter *f, rs_query_run_fn f
     sqlite3_bind_text(s, 2, f->status, -1, SQLITE_STATIC);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         rs_query_run run;
-        run_from_row(s, &run);
+        if ((rc = run_from_row(st, s, &run, err)))
+            goto out;
         for (size_t i = 0; i < f->nmetrics; i++) {
             sqlite3_bind_int64(ms, 1, run.id);
             sqlite3_bind_text(ms, 2, f->metrics[i], -1, SQLITE_STATIC);

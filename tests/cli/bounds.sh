@@ -232,4 +232,12 @@ stderr_has "db merge of a run with a NULL status" "NOT NULL constraint failed: r
 expect_status 2 "plot of a run with a NULL status" "$RSSIM" plot timeseries --run 1 --db nul.db -o nul.txt
 stderr_has "plot of a run with a NULL status" "run 1 in 'nul.db' is of no status, not done"
 
+# a run of id 0 (ids start at 1; a hand-edited file) was listed, but no
+# command could address it, and the store's readers failed on it with an
+# internal error (fuzz_store); now every reader of the runs refuses the file
+cp two.db zero.db
+sql zero.db "UPDATE runs SET id = 0 WHERE id = 1" >/dev/null
+expect_status 2 "runs list of a run of id 0" "$RSSIM" runs list --db zero.db
+stderr_has "runs list of a run of id 0" "'zero.db' has a run of id 0: run ids start at 1"
+
 finish
