@@ -39,6 +39,7 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../../sim/base/vec.h"
 #include "../cache/cache.h"
 #include "../layout/layout.h"
 #include "daemon.h"
@@ -88,8 +89,8 @@ typedef struct osd {
     int track_written;
     uint64_t prefill_bytes;
     rs_idmap written;
-    uint64_t *wkey, *wbytes;
-    uint32_t nw, wcap;
+    struct written { uint64_t key, bytes; } *wr; /* by id in written */
+    size_t nw, wcap;
     uint64_t extra_bytes_now; /* the cached onodes' extras */
     uint64_t buffer_bytes;             /* a buffer's head; its data follows (buffer layout) */
     int buffered_read, buffered_write, strict, whole;
@@ -174,7 +175,7 @@ static void table_del(const osd *o, rs_idmap *t, uint64_t key)
 
 static uint64_t wkey_of(const void *ctx, uint32_t id)
 {
-    return ((const osd *)ctx)->wkey[id];
+    return ((const osd *)ctx)->wr[id].key;
 }
 
 /* The extras an onode allocates when bytes of its object have been written. */
@@ -193,7 +194,7 @@ static uint64_t written_of(const osd *o, uint64_t object, uint64_t h, uint32_t *
                       : NONE;
     if (r_id)
         *r_id = id;
-    return id == NONE ? o->prefill_bytes : o->wbytes[id];
+    return id == NONE ? o->prefill_bytes : o->wr[id].bytes;
 }
 
 static uint32_t thread_now(const osd *o)
@@ -511,22 +512,13 @@ static int note_written(osd *o, uint32_t id, uint64_t object, uint64_t h, uint64
         int rc;
         if ((rc = rs_idmap_reserve(&o->written, err)))
             return rc;
-        if (o->nw == o->wcap) {
-            uint32_t cap = o->wcap ? o->wcap * 2 : 4096;
-            uint64_t *k = realloc(o->wkey, (size_t)cap * sizeof *k);
-            if (k)
-                o->wkey = k;
-            uint64_t *b = k ? realloc(o->wbytes, (size_t)cap * sizeof *b) : NULL;
-            if (!b)
-                return rs_fail(err, RS_ENOMEM, "out of memory for %u written objects", cap);
-            o->wbytes = b;
-            o->wcap = cap;
-        }
-        w = o->nw++;
-        o->wkey[w] = object;
+        if (RS_VEC_RESERVE(o->wr, o->wcap, o->nw + 1, 4096))
+            return rs_fail(err, RS_ENOMEM, "out of memory for %zu written objects", o->nw + 1);
+        w = (uint32_t)o->nw++;
+        o->wr[w].key = object;
         rs_idmap_put(&o->written, rs_idmap_probe(&o->written, object, h, wkey_of, o), object, h, w);
     }
-    o->wbytes[w] = end;
+    o->wr[w].bytes = end;
     obj *on = &o->objs[id];
     uint64_t extra = extras_of(o, end), now = o->eng->now_ns;
     if (extra == on->len)
@@ -660,8 +652,7 @@ static void osd_destroy(void *state)
     rs_idmap_release(&o->onodes);
     rs_idmap_release(&o->buffers);
     rs_idmap_release(&o->written);
-    free(o->wkey);
-    free(o->wbytes);
+    free(o->wr);
     if (o->onode_cache.ops)
         o->onode_cache.ops->destroy(o->onode_cache.state);
     if (o->buffer_cache.ops)
