@@ -353,11 +353,7 @@ static inline void wr(gl_state *st, uint64_t off, uint64_t len)
     if (hi <= lo)
         return;
     if (hi == lo + 1) { /* most writes: a header, a link, a small chunk */
-        uint64_t bit = (uint64_t)1 << (lo & 63);
-        if (!(st->res_bits[lo >> 6] & bit)) {
-            st->res_bits[lo >> 6] |= bit;
-            st->resident_pages++;
-        }
+        st->resident_pages += (uint64_t)rs_pb_set1(st->res_bits, lo);
         return;
     }
     st->resident_pages += rs_pb_set(st->res_bits, lo, hi);

@@ -853,7 +853,6 @@ static uint32_t page_ext(const je_state *st, uint32_t p)
 
 /* Resident bits of pages [p0, p1), a word at a time (pagebits.h). */
 static inline int res_test(const je_state *st, uint32_t p) { return rs_pb_test(st->resw, p); }
-static inline void res_set1(je_state *st, uint32_t p) { st->resw[p >> 6] |= (uint64_t)1 << (p & 63); }
 
 /* Sets [p0, p1) resident; returns how many pages were not. */
 static uint32_t res_set(je_state *st, uint64_t p0, uint64_t p1) { return (uint32_t)rs_pb_set(st->resw, p0, p1); }
@@ -1227,8 +1226,7 @@ static inline __attribute__((always_inline)) void touch_small(je_state *st, rs_a
         je_page *pg = &st->pages[p];
         if (pg->live++ == 0) {
             st->active_pages++;
-            if (__builtin_expect(!res_test(st, p), 0)) {
-                res_set1(st, p);
+            if (__builtin_expect(rs_pb_set1(st->resw, p), 0)) {
                 st->resident_pages++;
                 st->exts[HDR_EXT(st->words[pg->owner])].nresident++;
             }

@@ -32,6 +32,16 @@ static inline int rs_pb_test(const uint64_t *bits, uint64_t p)
     return (int)(bits[p >> 6] >> (p & 63)) & 1;
 }
 
+/* Sets bit p; 1 if it was not set (a page made resident), else 0. */
+static inline int rs_pb_set1(uint64_t *bits, uint64_t p)
+{
+    uint64_t bit = (uint64_t)1 << (p & 63);
+    if (bits[p >> 6] & bit)
+        return 0;
+    bits[p >> 6] |= bit;
+    return 1;
+}
+
 /* Sets [lo, hi); returns how many of its bits were not set. */
 static inline uint64_t rs_pb_set(uint64_t *bits, uint64_t lo, uint64_t hi)
 {

@@ -436,10 +436,7 @@ static int res_test(const tc_state *st, uint64_t q) { return rs_pb_test(st->resw
 
 static void os_touch(tc_state *st, uint64_t q)
 {
-    if (!res_test(st, q)) {
-        st->resw[q >> 6] |= (uint64_t)1 << (q & 63);
-        st->resident_pages++;
-    }
+    st->resident_pages += (uint64_t)rs_pb_set1(st->resw, q);
 }
 
 /* A live small-class object occupies [off, off + bytes) (offsets from
