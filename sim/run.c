@@ -62,6 +62,11 @@ static void set_horizon(rs_engine *eng, uint64_t sample_ns, uint64_t tick_ns, ch
     eng->horizon_why = why;
 }
 
+uint32_t rs_run_sample_k(const rs_config *cfg)
+{
+    return rs_config_raw(cfg, "mds_sample_k") ? (uint32_t)rs_config_int(cfg, "mds_sample_k") : 1;
+}
+
 int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_run_opts *opts,
                         rs_result *r_res, rs_run_stats *r_stats, rs_err *err)
 {
@@ -113,8 +118,7 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     /* mds_sample_k (an mds daemon key, so the schema refuses it elsewhere):
      * the records of 1/k of the directories, on a cache sized for them; the
      * sampler scales the result back (traces/sample.h, docs/models.md) */
-    if (rs_config_raw(cfg, "mds_sample_k"))
-        sample_k = (uint32_t)rs_config_int(cfg, "mds_sample_k");
+    sample_k = rs_run_sample_k(cfg);
     const rs_config *mcfg = cfg;
     if (sample_k > 1) {
         if ((rc = rs_config_clone(cfg, &scfg, err)) ||

@@ -37,6 +37,10 @@ typedef struct rs_run_opts {
      * "NAME[:SPEC]": rs_trace_open_foreign.) */
 } rs_run_opts;
 
+/* The spatial sampling k of cfg (mds_sample_k: the run replays 1/k of the
+ * directories and scales its result back); 1 when the key is not set. */
+uint32_t rs_run_sample_k(const rs_config *cfg);
+
 /* Replay trace_path under cfg into *r_res (initialised by the caller).
  * On failure *r_res holds whatever was sampled; the caller discards it. */
 int rs_run_execute(const char *trace_path, const rs_config *cfg, rs_result *r_res,

@@ -452,7 +452,7 @@ int cmd_node(int argc, char **argv)
            (double)interval_ns / 1e6, (double)nr.end_ns / 1e9);
     int sampled = 0;
     for (int i = 0; i < n; i++) {
-        long long k = rs_config_raw(ms[i].cfg, "mds_sample_k") ? (long long)rs_config_int(ms[i].cfg, "mds_sample_k") : 1;
+        long long k = rs_run_sample_k(ms[i].cfg);
         double share = nr.rss_peak_bytes ? (double)nr.member_at_peak_bytes[i] /
                                                (double)nr.rss_peak_bytes : 0;
         fmt_bytes((double)nr.member_at_peak_bytes[i], b, sizeof b);

@@ -50,6 +50,7 @@
 #include "../node.h"
 #include "../plan.h"
 #include "../query.h"
+#include "../run.h"
 #include "../registry.h"
 #include "../schema.h"
 #include "../store.h"
@@ -800,8 +801,8 @@ int cmd_plan(int argc, char **argv)
     }
     pc.preset = preset;
     pc.base = base;
-    if (rs_config_raw(base, "mds_sample_k") && rs_config_int(base, "mds_sample_k") > 1)
-        pc.sample_k = (long long)rs_config_int(base, "mds_sample_k");
+    if (rs_run_sample_k(base) > 1)
+        pc.sample_k = rs_run_sample_k(base);
     pc.nseeds = (int)seeds;
     pc.daemons = (double)daemons;
     pc.budget = (double)ram * (1 - headroom);

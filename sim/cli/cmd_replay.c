@@ -148,9 +148,9 @@ int cmd_replay(int argc, char **argv)
     }
     printf("run %lld done: %llu events in %.3f s (%.2f M events/s), database %s\n", run_id, events,
            (double)wall / 1e9, wall ? (double)events / ((double)wall / 1e9) / 1e6 : 0.0, db);
-    if (rs_config_raw(cfg, "mds_sample_k") && rs_config_int(cfg, "mds_sample_k") > 1)
-        printf("  sampled 1/%lld of directories; %s; every number below is scaled to the whole "
-               "namespace\n", (long long)rs_config_int(cfg, "mds_sample_k"), RS_SAMPLE_ERROR_NOTE);
+    if (rs_run_sample_k(cfg) > 1)
+        printf("  sampled 1/%u of directories; %s; every number below is scaled to the whole "
+               "namespace\n", rs_run_sample_k(cfg), RS_SAMPLE_ERROR_NOTE);
     printf("  limit             %10.1f MiB\n", metric(&res, "limit_bytes") / 1048576.0);
     printf("  accounted steady  %10.1f MiB   peak %.1f MiB\n",
            metric(&res, "accounted_steady_bytes") / 1048576.0,

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../run.h"
+
 /* The daemons with a count of cached items, and the metric holding it. */
 static const struct {
     const char *daemon, *item, *count_metric;
@@ -44,8 +46,8 @@ int rs_cli_per_item(rs_store *st, long long run_id, const rs_config *cfg, rs_res
         return 0;
     }
     /* a sampled run's count is of 1/k of the namespace; its samples are scaled */
-    if (!strcmp(daemon, "mds") && rs_config_raw(cfg, "mds_sample_k"))
-        n *= (double)rs_config_int(cfg, "mds_sample_k");
+    if (!strcmp(daemon, "mds"))
+        n *= (double)rs_run_sample_k(cfg);
     const rs_sample *s = &res->samples[res->nsamples - 1];
     double rss = ((double)s->rss_bytes - (double)s->base_bytes) / n;
     double acc = (double)s->accounted_bytes / n;
