@@ -39,6 +39,7 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../../sim/base/mem.h"
 #include "../../sim/base/vec.h"
 #include "../cache/cache.h"
 #include "../layout/layout.h"
@@ -229,7 +230,7 @@ static int obj_new(osd *o, uint64_t key, uint32_t shard, uint64_t head_bytes, ui
     } else {
         if (o->nobjs == o->cap) {
             uint32_t cap = o->cap ? o->cap * 2 : 4096;
-            obj *n = realloc(o->objs, (size_t)cap * sizeof *n);
+            obj *n = rs_mem_realloc(o->objs, (size_t)cap * sizeof *n);
             if (!n)
                 return rs_fail(err, RS_ENOMEM, "out of memory for %u osd objects", cap);
             o->objs = n;
@@ -643,7 +644,7 @@ static void osd_destroy(void *state)
         return;
     rs_osd_service_destroy(o->svc);
     rs_osd_budget_destroy(o->budget);
-    free(o->objs);
+    rs_mem_free(o->objs);
     rs_trim_destroy(&o->trim_policy);
     if (o->onode_layout.ops)
         o->onode_layout.ops->destroy(o->onode_layout.state);

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "../../sim/base/hash.h"
+#include "../../sim/base/mem.h"
 
 #define NONE UINT32_MAX
 #define POOL_RECS 65536u /* records waiting for a slot, all jobs together (2.6 MB) */
@@ -442,8 +443,8 @@ int rs_osd_service_submit(rs_osd_service *o, const rs_rec *rec, rs_err *err)
     if (!o->iodepth || (j->outstanding < (uint64_t)o->iodepth && j->head == NONE))
         return issue(o, rec, err);
     if (!o->pool) {
-        o->pool = malloc(POOL_RECS * sizeof *o->pool);
-        o->pool_next = malloc(POOL_RECS * sizeof *o->pool_next);
+        o->pool = rs_mem_calloc(POOL_RECS * sizeof *o->pool);
+        o->pool_next = rs_mem_calloc(POOL_RECS * sizeof *o->pool_next);
         if (!o->pool || !o->pool_next)
             return rs_fail(err, RS_ENOMEM, "out of memory for waiting client records");
         for (uint32_t i = 0; i < POOL_RECS; i++)
@@ -476,8 +477,8 @@ void rs_osd_service_destroy(rs_osd_service *o)
     free(o->locks);
     free(o->pg_busy);
     free(o->jobs);
-    free(o->pool);
-    free(o->pool_next);
+    rs_mem_free(o->pool);
+    rs_mem_free(o->pool_next);
     free(o);
 }
 
