@@ -616,6 +616,29 @@ static void svc_done(void *ctx, uint32_t onode, uint64_t held)
         o->oc->unpin(o->onode_cache.state, onode);
 }
 
+/* The service's look-ahead (hooks.prefetch): stage 0 the record's index
+ * slots, stage 1 (a record later, when they are cached) the objects they
+ * name, unconfirmed (rs_idmap_guess). */
+static void svc_prefetch(void *ctx, const rs_rec *rec, int stage)
+{
+    const osd *o = ctx;
+    uint64_t key = rec->key << 32 | rec->aux, h = rs_hash64(rec->key), hb = rs_hash64(key);
+    if (stage == 0) {
+        rs_idmap_prefetch(&o->onodes, h);
+        rs_idmap_prefetch(&o->buffers, hb);
+        if (o->track_written)
+            rs_idmap_prefetch(&o->written, h);
+        return;
+    }
+    uint32_t id = rs_idmap_guess(&o->onodes, rec->key, h);
+    if (id != NONE)
+        __builtin_prefetch(&o->objs[id]);
+    if ((id = rs_idmap_guess(&o->buffers, key, hb)) != NONE)
+        __builtin_prefetch(&o->objs[id]);
+    if (o->track_written && (id = rs_idmap_guess(&o->written, rec->key, h)) != NONE)
+        __builtin_prefetch(&o->wr[id]);
+}
+
 /* ---- the daemon interface ---- */
 
 static int osd_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
@@ -827,7 +850,8 @@ static int osd_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     o->timer_thread = o->nos; /* the MempoolThread frees on a thread of its own */
     if ((rc = caches(o, env, err)))
         goto fail;
-    const rs_osd_service_hooks hooks = { .ctx = o, .apply = svc_apply, .done = svc_done };
+    const rs_osd_service_hooks hooks = { .ctx = o, .apply = svc_apply, .done = svc_done,
+                                         .prefetch = svc_prefetch };
     if ((rc = rs_osd_service_create(env->cfg, env->engine, o->ncs, &hooks, &o->svc, err)))
         goto fail;
     if ((rc = rs_idmap_init(&o->onodes, 1024, err)) || (rc = rs_idmap_init(&o->buffers, 1024, err)))
