@@ -332,6 +332,42 @@ static void tgt_shard_usage(void *ctx, uint32_t shard, uint64_t *r_items, uint64
         o->bc->list_usage(o->buffer_cache.state, shard, RS_CACHE_LEVEL_ALL, &n, r_bytes);
 }
 
+/* After a trim of shard's buffers, fetch what the next one there will
+ * touch first: the next victims of warm_in (demoted: their data freed), hot
+ * and warm_out (evicted: their index slot, ring neighbours and allocations
+ * freed).  The nearest two on each list had their records fetched after the
+ * last trim, so now what those point to (the allocator model's page-map
+ * entries, then its span records); the two after them, their records. */
+static void prefetch_victims(const osd *o, uint32_t shard)
+{
+    static const int lv[] = { RS_CACHE_LEVEL_WARM_IN, RS_CACHE_LEVEL_HOT, RS_CACHE_LEVEL_WARM_OUT };
+    const void *cs = o->buffer_cache.state;
+    const rs_alloc_ops *ao = o->alloc->ops;
+    for (size_t i = 0; i < sizeof lv / sizeof lv[0]; i++) {
+        rs_oid id = o->bc->trim_next(cs, shard, lv[i], RS_OID_NONE);
+        for (int k = 0; k < 4 && id != RS_OID_NONE && id < o->nobjs; k++) {
+            const obj *b = &o->objs[id];
+            if (k >= 2) {
+                __builtin_prefetch(b);
+            } else {
+                int evict = lv[i] != RS_CACHE_LEVEL_WARM_IN;
+                if (ao->prefetch) {
+                    if (b->addr[1])
+                        ao->prefetch(o->alloc->state, b->addr[1], k == 0);
+                    if (evict)
+                        ao->prefetch(o->alloc->state, b->addr[0], k == 0);
+                }
+                if (evict) {
+                    __builtin_prefetch(&o->objs[b->oprev]);
+                    __builtin_prefetch(&o->objs[b->onext]);
+                    rs_idmap_prefetch(&o->buffers, rs_hash64(b->key));
+                }
+            }
+            id = o->bc->trim_next(cs, shard, lv[i], id);
+        }
+    }
+}
+
 static uint64_t tgt_shard_trim_bytes(void *ctx, uint32_t shard, uint64_t max_bytes, int background,
                                      uint64_t *r_bytes)
 {
@@ -341,6 +377,8 @@ static uint64_t tgt_shard_trim_bytes(void *ctx, uint32_t shard, uint64_t max_byt
         o->cur_thread = o->timer_thread; /* the MempoolThread frees on a thread of its own */
     uint64_t items = o->bc->trim_to(o->buffer_cache.state, shard, max_bytes, on_buffer_trimmed, o);
     *r_bytes += before - o->accounted_bytes;
+    if (o->bc->trim_next)
+        prefetch_victims(o, shard);
     return items;
 }
 
