@@ -16,9 +16,36 @@ void rs_evq_release(rs_evq *q)
     rs_evq_init(q);
 }
 
+/* (t_ns, seq) as one 128-bit key where the compiler has the type: one
+ * compare, no branch.  seq is unique, so the order is total and any heap
+ * pops the same sequence. */
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 evkey;
+static inline evkey key_of(const rs_event *e)
+{
+    return (evkey)e->t_ns << 64 | e->seq;
+}
+static inline int key_lt(evkey a, evkey b)
+{
+    return a < b;
+}
+#else
+typedef struct evkey {
+    uint64_t t_ns, seq;
+} evkey;
+static inline evkey key_of(const rs_event *e)
+{
+    return (evkey){ e->t_ns, e->seq };
+}
+static inline int key_lt(evkey a, evkey b)
+{
+    return a.t_ns < b.t_ns || (a.t_ns == b.t_ns && a.seq < b.seq);
+}
+#endif
+
 static int before(const rs_event *a, const rs_event *b)
 {
-    return a->t_ns < b->t_ns || (a->t_ns == b->t_ns && a->seq < b->seq);
+    return key_lt(key_of(a), key_of(b));
 }
 
 static void sift_up(rs_evq *q, size_t i)
@@ -34,22 +61,25 @@ static void sift_up(rs_evq *q, size_t i)
     q->heap[i] = ev;
 }
 
+/* The smallest child is chosen by conditional moves (which child wins is
+ * data-dependent and mispredicts as a branch). */
 static void sift_down(rs_evq *q, size_t i)
 {
     rs_event ev = q->heap[i];
+    const evkey k = key_of(&ev);
     for (;;) {
-        size_t first = 4 * i + 1, best = i;
-        const rs_event *bestev = &ev;
+        size_t first = 4 * i + 1;
         if (first >= q->n)
             break;
-        size_t last = first + 4 < q->n ? first + 4 : q->n;
-        for (size_t c = first; c < last; c++) {
-            if (before(&q->heap[c], bestev)) {
-                best = c;
-                bestev = &q->heap[c];
-            }
+        size_t last = first + 4 < q->n ? first + 4 : q->n, best = first;
+        evkey bk = key_of(&q->heap[first]);
+        for (size_t c = first + 1; c < last; c++) {
+            evkey ck = key_of(&q->heap[c]);
+            int lt = key_lt(ck, bk);
+            best = lt ? c : best;
+            bk = lt ? ck : bk;
         }
-        if (best == i)
+        if (!key_lt(bk, k))
             break;
         q->heap[i] = q->heap[best];
         i = best;

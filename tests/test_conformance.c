@@ -284,6 +284,7 @@ typedef struct sc {
     uint64_t bytes[SN];
     uint64_t count;
     int bad_cb;
+    rs_oid first[2]; /* the first object a trim evicted, demoted */
 } sc;
 
 static void sc_trimmed(void *ctx, rs_oid id, int what)
@@ -293,6 +294,8 @@ static void sc_trimmed(void *ctx, rs_oid id, int what)
         c->bad_cb++;
         return;
     }
+    if (c->first[what ? 1 : 0] == RS_OID_NONE)
+        c->first[what ? 1 : 0] = id;
     /* a policy that keeps pins in place (a count-trimmed LRU) never takes one */
     c->bad_cb += !c->ops->trim_bytes && c->pinned[id];
     if (what == RS_CACHE_DEMOTED) {
@@ -341,13 +344,40 @@ static int sc_counts_bad(sc *c)
     return bad;
 }
 
+/* trim_next's walk of each level of shard s, from the tail: every object on
+ * that level and shard once (as many as list_usage counts), none elsewhere;
+ * each level's first object is stored in tails[]. */
+static int sc_walk_bad(sc *c, uint32_t s, rs_oid tails[RS_CACHE_LEVELS])
+{
+    int bad = 0;
+    static unsigned char seen[SN];
+    for (int l = 0; l < RS_CACHE_LEVELS; l++) {
+        uint64_t cn, cb, walked = 0;
+        memset(seen, 0, sizeof seen);
+        c->ops->list_usage(c->st, s, l, &cn, &cb);
+        if (l == RS_CACHE_LEVEL_ALL && c->ops->trim_bytes)
+            cn = 0; /* a 2Q's ALL is no list of its own */
+        tails[l] = c->ops->trim_next(c->st, s, l, RS_OID_NONE);
+        for (rs_oid id = tails[l]; id != RS_OID_NONE && walked <= SN;
+             id = c->ops->trim_next(c->st, s, l, id)) {
+            bad += id >= SN || !c->present[id] || c->shard[id] != s ||
+                   c->ops->level(c->st, id) != l || seen[id];
+            if (id < SN)
+                seen[id] = 1;
+            walked++;
+        }
+        bad += walked != cn;
+    }
+    return bad;
+}
+
 /* skip: the pinned objects a count trim may skip before it gives up. */
 static void check_cache_sharded(const rs_cache_ops *ops, const char *skip)
 {
     static sc c;
     rs_config *cfg = default_config();
     rs_err err;
-    int bad_counts = 0, bad_trims = 0, trims = 0, short_trims = 0;
+    int bad_counts = 0, bad_trims = 0, trims = 0, short_trims = 0, bad_walks = 0, walks = 0;
 
     memset(&c, 0, sizeof c);
     c.ops = ops;
@@ -391,7 +421,20 @@ static void check_cache_sharded(const rs_cache_ops *ops, const char *skip)
             ops->list_usage(c.st, s, RS_CACHE_LEVEL_ALL, &n0, &b0);
             uint64_t have = ops->trim_bytes ? b0 : n0;
             uint64_t max = have / 2 + rnd() % (have / 2 + 1);
+            rs_oid tails[RS_CACHE_LEVELS];
+            if (ops->trim_next) {
+                bad_walks += sc_walk_bad(&c, s, tails);
+                walks++;
+            }
+            c.first[0] = c.first[1] = RS_OID_NONE;
             uint64_t items = ops->trim_to(c.st, s, max, sc_trimmed, &c);
+            /* a 2Q trim demotes warm_in's tail first and evicts hot's or
+             * warm_out's first (pinned objects are not skipped) */
+            if (ops->trim_next && c.first[1] != RS_OID_NONE)
+                bad_walks += c.first[1] != tails[RS_CACHE_LEVEL_WARM_IN];
+            if (ops->trim_next && c.first[0] != RS_OID_NONE)
+                bad_walks += c.first[0] != tails[RS_CACHE_LEVEL_HOT] &&
+                             c.first[0] != tails[RS_CACHE_LEVEL_WARM_OUT];
             ops->list_usage(c.st, s, RS_CACHE_LEVEL_ALL, &n1, &b1);
             trims++;
             (void)items;
@@ -416,6 +459,8 @@ static void check_cache_sharded(const rs_cache_ops *ops, const char *skip)
               ops->name, bad_trims, trims);
     CHECK_MSG(!bad_counts, "%s: %d bad counts", ops->name, bad_counts);
     CHECK(trims > 100 && short_trims < trims);
+    CHECK_MSG(!bad_walks, "%s: %d of %d trim_next walks or first victims wrong", ops->name,
+              bad_walks, walks);
     ops->destroy(c.st);
     rs_config_free(cfg);
 }

@@ -1488,9 +1488,11 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
         uint32_t slot = fl->head;
         if (slot != NIL) {
             fl->head = st->links[slot];
-            /* the next pop's owner entry, for its address */
-            if (fl->head != NIL)
+            /* the next pop's owner entry, for its address, and its link */
+            if (fl->head != NIL) {
                 __builtin_prefetch(&st->chunk_span[fl->head >> CHUNK_SHIFT]);
+                __builtin_prefetch(&st->links[fl->head]);
+            }
             if (--fl->length < fl->lowater)
                 fl->lowater = fl->length;
             t->size_bytes -= st->cls[cl].size_bytes;

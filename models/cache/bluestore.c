@@ -294,6 +294,19 @@ static void list_usage(const void *state, uint32_t shard, int lvl, uint64_t *r_c
     *r_bytes = l[lvl].bytes;
 }
 
+/* A trim takes a list from its tail toward its head; the node returned is
+ * fetched too, so the caller's next step along the list finds it cached. */
+static rs_oid trim_next(const void *state, uint32_t shard, int lvl, rs_oid id)
+{
+    const bq *q = state;
+    if (shard >= q->nshards || lvl < 0 || lvl >= RS_CACHE_LEVELS)
+        return RS_OID_NONE;
+    uint32_t r = id == RS_OID_NONE ? q->sh[shard][lvl].tail : id < q->cap ? q->n[id].prev : NIL;
+    if (r != NIL)
+        __builtin_prefetch(&q->n[r]);
+    return r;
+}
+
 /* LruOnodeCacheShard::_trim_to(max): to max entries, pinned ones skipped
  * (and counted against the excess), stopping after max_skip_pinned. */
 static uint64_t onode_trim_to(void *state, uint32_t shard, uint64_t max, rs_cache_trim_fn fn,
@@ -419,4 +432,5 @@ const rs_cache_ops rs_cache_bluestore_2q = {
     .level = level,
     .list_usage = list_usage,
     .trim_to = twoq_trim_to,
+    .trim_next = trim_next,
 };

@@ -95,6 +95,10 @@ typedef struct rs_cache_ops {
      * objects evicted plus demoted.  A policy that keeps pinned objects in
      * place may stop early at pinned ones (within its skip budget). */
     uint64_t (*trim_to)(void *state, uint32_t shard, uint64_t max, rs_cache_trim_fn fn, void *ctx);
+    /* Optional hint, to prefetch what the next trim will touch: the object
+     * on level lvl of shard that a trim reaches after id (RS_OID_NONE: the
+     * one it reaches first), or RS_OID_NONE.  Changes nothing. */
+    rs_oid (*trim_next)(const void *state, uint32_t shard, int lvl, rs_oid id);
 } rs_cache_ops;
 
 typedef struct rs_cache {

@@ -94,6 +94,7 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../../sim/base/mem.h"
 #include "../../sim/base/vec.h"
 #include "daemon.h"
 
@@ -507,22 +508,23 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t w
 
 /* ---- pg log ---- */
 
+/* A ring's capacity is a power of two (1024 doubling), so a position is
+ * masked, not divided; it grows in place on huge pages (rs_mem_realloc), the
+ * wrapped part [0, head) moved after the old end so the order is kept. */
 static int ring_push(ring *r, rs_addr a, rs_err *err)
 {
     if (r->n == r->cap) {
         uint64_t cap = r->cap ? r->cap * 2 : 1024;
-        rs_addr *n = malloc((size_t)cap * sizeof *n);
+        rs_addr *n = rs_mem_realloc(r->a, (size_t)cap * sizeof *n);
         if (!n)
             return rs_fail(err, RS_ENOMEM, "out of memory for %llu pg log entries",
                            (unsigned long long)cap);
-        for (uint64_t i = 0; i < r->n; i++)
-            n[i] = r->a[(r->head + i) % r->cap];
-        free(r->a);
+        if (r->head)
+            memcpy(n + r->cap, n, (size_t)r->head * sizeof *n);
         r->a = n;
-        r->head = 0;
         r->cap = cap;
     }
-    r->a[(r->head + r->n) % r->cap] = a;
+    r->a[(r->head + r->n) & (r->cap - 1)] = a;
     r->n++;
     return 0;
 }
@@ -530,7 +532,7 @@ static int ring_push(ring *r, rs_addr a, rs_err *err)
 static rs_addr ring_pop(ring *r)
 {
     rs_addr a = r->a[r->head];
-    r->head = (r->head + 1) % r->cap;
+    r->head = (r->head + 1) & (r->cap - 1);
     r->n--;
     return a;
 }
@@ -791,9 +793,9 @@ void rs_osd_budget_destroy(rs_osd_budget *b)
     free(b->bcache);
     free(b->bnext);
     free(b->bbytes);
-    free(b->log.a);
-    free(b->dups.a);
-    free(b->pdups.a);
+    rs_mem_free(b->log.a);
+    rs_mem_free(b->dups.a);
+    rs_mem_free(b->pdups.a);
     free(b->haddr);
     free(b->hbytes);
     free(b->hnext);

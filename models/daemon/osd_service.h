@@ -34,6 +34,9 @@ typedef struct rs_osd_service_hooks {
                  uint64_t object_hash, rs_osd_applied *r_applied, rs_err *err);
     /* The op applied with these tokens completed. */
     void (*done)(void *ctx, uint32_t onode, uint64_t held);
+    /* Optional: rec will be applied soon (a closed loop's job has it next
+     * but one: stage 0; next: stage 1).  A hint only, it changes nothing. */
+    void (*prefetch)(void *ctx, const rs_rec *rec, int stage);
 } rs_osd_service_hooks;
 
 typedef struct rs_osd_service rs_osd_service;
