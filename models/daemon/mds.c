@@ -40,7 +40,7 @@
  * journal expiry's writes live on the I/O thread (2: Objecter, messenger).
  * Memory of the simulator: 40 B per inode record + 8-byte hash slots at
  * load <= 3/4, and per cached object the object table's 16 + 5 x 8 B and the
- * two LRUs' 12 B each; 40 B per capability.
+ * two LRUs' 12 B each; 32 B per capability.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +77,10 @@ typedef struct ino_rec {
     uint8_t flags;            /* F_DIR, F_FREE */
 } ino_rec;
 
+/* 32 bytes: a version whose Capability is a second allocation (before v15)
+ * keeps that one's address in mds.cap_addr2, not in every record. */
 typedef struct cap_rec {
-    rs_addr addr[2];          /* its allocations (rs_mds_side_parts) */
+    rs_addr addr;             /* its first allocation (rs_mds_side_parts) */
     uint32_t ino;             /* index of the inode (a free record: next free) */
     uint32_t next_in_ino;     /* next cap on the same inode */
     uint32_t prev, next;      /* the client's caps, in issue order */
@@ -116,6 +118,9 @@ typedef struct mds {
     rs_idmap inos;            /* inode number -> namespace index */
 
     cap_rec *cap;
+    rs_addr *cap_addr2;       /* [cap_cap] the second allocations, when cap_nparts is 2 */
+    rs_part cap_parts[2];     /* a capability's allocations (rs_mds_side_parts) */
+    unsigned cap_nparts;
     uint32_t ncap_used, cap_cap, cap_free;
     uint64_t caps_count, caps_peak;
     uint64_t caps_tracked_bytes, caps_untracked_bytes;
@@ -493,37 +498,60 @@ static uint32_t cap_find(const mds *m, uint32_t idx, uint32_t c)
     return NIL;
 }
 
+/* Address slot i (0 or 1) of cap k. */
+static rs_addr *cap_addr(mds *m, uint32_t k, unsigned i)
+{
+    return i ? &m->cap_addr2[k] : &m->cap[k].addr;
+}
+
+/* A new cap record's index: a freed one, else one more (the records and,
+ * when a cap has two allocations, their second addresses grow together). */
+static int cap_slot(mds *m, uint32_t *r_k, rs_err *err)
+{
+    if (m->cap_free != NIL) {
+        *r_k = m->cap_free;
+        m->cap_free = m->cap[*r_k].ino;
+        return 0;
+    }
+    if (m->ncap_used == m->cap_cap && m->cap_nparts > 1) {
+        uint32_t c2 = m->cap_cap;
+        rs_addr *p = grow(m->cap_addr2, m->ncap_used, &c2, sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", m->cap_cap * 2);
+        m->cap_addr2 = p;
+    }
+    cap_rec *p = grow(m->cap, m->ncap_used, &m->cap_cap, sizeof *p);
+    if (!p)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", m->cap_cap * 2);
+    m->cap = p;
+    *r_k = m->ncap_used++;
+    return 0;
+}
+
 static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
 {
     uint32_t k = cap_find(m, idx, c->id);
-    rs_part parts[2];
+    int rc;
 
     if (k != NIL) {
         *r_cap = k;
         return 0;
     }
-    if (m->cap_free != NIL) {
-        k = m->cap_free;
-        m->cap_free = m->cap[k].ino;
-    } else {
-        cap_rec *p = grow(m->cap, m->ncap_used, &m->cap_cap, sizeof *p);
-        if (!p)
-            return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", m->cap_cap * 2);
-        m->cap = p;
-        k = m->ncap_used++;
-    }
-    unsigned n = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, parts);
+    if ((rc = cap_slot(m, &k, err)))
+        return rc;
     cap_rec *cp = &m->cap[k];
     *cp = (cap_rec){ .ino = idx, .next_in_ino = m->ino[idx].caps, .prev = c->tail, .next = NIL,
                      .client = (uint16_t)c->id };
-    for (unsigned i = 0; i < n; i++) {
-        cp->addr[i] = m->alloc->ops->alloc(m->alloc->state, parts[i].size_bytes, T_DISPATCH, now_ns);
-        if (!cp->addr[i])
+    for (unsigned i = 0; i < m->cap_nparts; i++) {
+        const rs_part *part = &m->cap_parts[i];
+        rs_addr *a = cap_addr(m, k, i);
+        *a = m->alloc->ops->alloc(m->alloc->state, part->size_bytes, T_DISPATCH, now_ns);
+        if (!*a)
             return rs_alloc_fail_full(m->alloc, err);
-        if (parts[i].tracked)
-            m->caps_tracked_bytes += parts[i].size_bytes;
+        if (part->tracked)
+            m->caps_tracked_bytes += part->size_bytes;
         else
-            m->caps_untracked_bytes += parts[i].size_bytes;
+            m->caps_untracked_bytes += part->size_bytes;
     }
     if (c->tail != NIL)
         m->cap[c->tail].next = k;
@@ -557,7 +585,6 @@ static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
     cap_rec *cp = &m->cap[k];
     client *c = m->cl[cp->client];
     uint32_t idx = cp->ino;
-    rs_part parts[2];
 
     /* off the inode's list (short: one cap per client holding the inode) */
     uint32_t *pp = &m->ino[idx].caps;
@@ -574,13 +601,13 @@ static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
     else
         c->tail = cp->prev;
     c->ncaps--;
-    unsigned n = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, parts);
-    for (unsigned i = 0; i < n; i++) {
-        m->alloc->ops->free(m->alloc->state, cp->addr[i], parts[i].size_bytes, thread, now_ns);
-        if (parts[i].tracked)
-            m->caps_tracked_bytes -= parts[i].size_bytes;
+    for (unsigned i = 0; i < m->cap_nparts; i++) {
+        const rs_part *part = &m->cap_parts[i];
+        m->alloc->ops->free(m->alloc->state, *cap_addr(m, k, i), part->size_bytes, thread, now_ns);
+        if (part->tracked)
+            m->caps_tracked_bytes -= part->size_bytes;
         else
-            m->caps_untracked_bytes -= parts[i].size_bytes;
+            m->caps_untracked_bytes -= part->size_bytes;
     }
     cp->ino = m->cap_free;
     m->cap_free = k;
@@ -1046,9 +1073,11 @@ static void prefetch_cap_allocs(const mds *m, uint32_t k, int stage)
 {
     if (k >= m->ncap_used || !m->alloc->ops->prefetch)
         return;
-    for (unsigned i = 0; i < 2; i++)
-        if (m->cap[k].addr[i])
-            m->alloc->ops->prefetch(m->alloc->state, m->cap[k].addr[i], stage);
+    for (unsigned i = 0; i < m->cap_nparts; i++) {
+        rs_addr a = i ? m->cap_addr2[k] : m->cap[k].addr;
+        if (a)
+            m->alloc->ops->prefetch(m->alloc->state, a, stage);
+    }
 }
 
 /* rec is coming (sim/engine.h; five stages, mds_create asks the engine for
@@ -1157,6 +1186,7 @@ static void mds_destroy(void *state)
     free(m->cl);
     free(m->order);
     rs_mem_free(m->cap);
+    rs_mem_free(m->cap_addr2);
     rs_mem_free(m->ino);
     rs_idmap_release(&m->inos);
     rs_mds_base_destroy(m->base);
@@ -1234,6 +1264,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
                      "e.g. mds-octopus)", layout->name);
         goto fail;
     }
+    m->cap_nparts = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, m->cap_parts);
     rs_decay_init(&m->recall_global, m->recall_half_life, m->eng->now_ns);
     m->target = (rs_trim_target){
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,
