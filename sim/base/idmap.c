@@ -21,21 +21,18 @@ static uint64_t slot_home(const rs_idmap *m, uint64_t s)
  * never in another cluster's: for every tail [x, b] of a cluster [a, b],
  * the keys homed in it fit in it (slot b + 1 is empty), and so do the keys
  * homed in its image in either half (a subset of them).  So every probe run
- * stays whole.  The scratch for the longest cluster is had before anything
- * moves: a failure leaves the table as it was. */
+ * stays whole.  The scratch is had before anything moves (a failure leaves
+ * the table as it was), room for every key — a cluster could be that long;
+ * only the pages the longest one uses are ever touched. */
 static int grow(rs_idmap *m, rs_err *err)
 {
-    uint64_t n = m->mask + 1, nn = 2 * n, e = 0, longest = 0, run = 0;
+    uint64_t n = m->mask + 1, nn = 2 * n, e = 0;
 
     if (nn > RS_IDMAP_HASHED)
         return rs_fail(err, RS_ENOMEM, "more than %llu key slots", (unsigned long long)n);
     while (m->slots[e]) /* load <= 3/4: there is an empty slot */
         e++;
-    for (uint64_t k = 1; k <= n; k++) {
-        run = m->slots[(e + k) & m->mask] ? run + 1 : 0;
-        longest = run > longest ? run : longest;
-    }
-    uint64_t *buf = malloc((size_t)(longest ? longest : 1) * sizeof *buf);
+    uint64_t *buf = malloc((size_t)(m->count ? m->count : 1) * sizeof *buf);
     uint64_t *slots = buf ? rs_mem_realloc(m->slots, nn * sizeof *slots) : NULL;
     if (!slots) {
         free(buf);
