@@ -38,9 +38,9 @@
  * Threads: every record runs on the dispatch thread (0), trim passes free
  * on the trimming thread (1: Luminous's timer, Octopus's upkeep thread),
  * journal expiry's writes live on the I/O thread (2: Objecter, messenger).
- * Memory of the simulator: 40 B per inode record + 8-byte hash slots at
- * load <= 3/4, and per cached object the object table's 16 + 5 x 8 B and the
- * two LRUs' 12 B each; 32 B per capability.
+ * Memory of the simulator: 32 B per inode record (8 B more per directory)
+ * + 8-byte hash slots at load <= 3/4, and per cached object the object
+ * table's 16 + 7 x 8 B and the LRU's 12 B; 32 B per capability.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,17 +65,23 @@
 
 enum { F_DIR = 1, F_FREE = 2 };
 
+/* 32 bytes, two to a cache line: what only a directory has besides its
+ * cached children (its dirfrag, its entry count) is in its dir_rec. */
 typedef struct ino_rec {
     uint64_t ino;
     uint32_t parent;          /* index of the parent directory (NIL for the root) */
     uint32_t oid;             /* cached dentry+inode object, or NIL */
-    uint32_t dir_oid;         /* open dirfrag object, or NIL */
     uint32_t caps;            /* first capability on it, or NIL */
-    uint32_t cached_children; /* cached primary dentries in its dirfrag */
-    uint32_t children;        /* entries in the namespace (a free record: next free) */
+    uint32_t cached_children; /* cached primary dentries in its dirfrag (a free record: next free) */
+    uint32_t dir;             /* its dir_rec (F_DIR), or NIL */
     uint8_t name_len;         /* dentry name length, capped at 255 */
     uint8_t flags;            /* F_DIR, F_FREE */
 } ino_rec;
+
+typedef struct dir_rec {
+    uint32_t dir_oid;         /* open dirfrag object, or NIL */
+    uint32_t children;        /* entries in the namespace (a free record: next free) */
+} dir_rec;
 
 /* 32 bytes: a version whose Capability is a second allocation (before v15)
  * keeps that one's address in mds.cap_addr2, not in every record. */
@@ -115,6 +121,8 @@ typedef struct mds {
 
     ino_rec *ino;
     uint32_t nino, ino_cap, ino_free;
+    dir_rec *dirs;            /* the directories' own records (ino_rec.dir) */
+    uint32_t ndir, dir_cap, dir_free;
     rs_idmap inos;            /* inode number -> namespace index */
 
     cap_rec *cap;
@@ -283,27 +291,44 @@ static int ns_add(mds *m, uint64_t ino, uint64_t h, uint32_t parent, uint32_t na
                   int is_dir, uint32_t *r_idx, rs_err *err)
 {
     int rc;
-    uint32_t idx;
+    uint32_t idx, d = NIL;
 
     if ((rc = rs_idmap_reserve(&m->inos, err)))
         return rc;
-    if (m->ino_free != NIL) {
-        idx = m->ino_free;
-        m->ino_free = m->ino[idx].children;
-    } else {
+    if (is_dir && m->dir_free == NIL) {
+        dir_rec *p = grow(m->dirs, m->ndir, &m->dir_cap, sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %u directories", m->dir_cap * 2);
+        m->dirs = p;
+    }
+    if (m->ino_free == NIL) {
         ino_rec *p = grow(m->ino, m->nino, &m->ino_cap, sizeof *p);
         if (!p)
             return rs_fail(err, RS_ENOMEM, "out of memory for %u inodes", m->ino_cap * 2);
         m->ino = p;
+    }
+    if (m->ino_free != NIL) {
+        idx = m->ino_free;
+        m->ino_free = m->ino[idx].cached_children;
+    } else {
         idx = m->nino++;
     }
+    if (is_dir) {
+        if (m->dir_free != NIL) {
+            d = m->dir_free;
+            m->dir_free = m->dirs[d].children;
+        } else {
+            d = m->ndir++;
+        }
+        m->dirs[d] = (dir_rec){ .dir_oid = NIL };
+    }
     m->ino[idx] = (ino_rec){
-        .ino = ino, .parent = parent, .oid = NIL, .dir_oid = NIL, .caps = NIL,
+        .ino = ino, .parent = parent, .oid = NIL, .caps = NIL, .dir = d,
         .name_len = (uint8_t)(name_len > 255 ? 255 : name_len), .flags = is_dir ? F_DIR : 0,
     };
     rs_idmap_put(&m->inos, rs_idmap_probe(&m->inos, ino, h, ino_of, m), ino, h, idx);
     if (parent != NIL)
-        m->ino[parent].children++;
+        m->dirs[m->ino[parent].dir].children++;
     *r_idx = idx;
     return 0;
 }
@@ -313,9 +338,13 @@ static void ns_del(mds *m, uint32_t idx)
     ino_rec *r = &m->ino[idx];
     rs_idmap_delete(&m->inos, rs_idmap_probe(&m->inos, r->ino, rs_hash64(r->ino), ino_of, m));
     if (r->parent != NIL)
-        m->ino[r->parent].children--;
-    *r = (ino_rec){ .flags = F_FREE, .children = m->ino_free, .parent = NIL, .oid = NIL,
-                    .dir_oid = NIL, .caps = NIL };
+        m->dirs[m->ino[r->parent].dir].children--;
+    if (r->flags & F_DIR) {
+        m->dirs[r->dir] = (dir_rec){ .dir_oid = NIL, .children = m->dir_free };
+        m->dir_free = r->dir;
+    }
+    *r = (ino_rec){ .flags = F_FREE, .cached_children = m->ino_free, .parent = NIL, .oid = NIL,
+                    .caps = NIL, .dir = NIL };
     m->ino_free = idx;
 }
 
@@ -393,12 +422,13 @@ static int inode_map_grow(mds *m, uint32_t thread, uint64_t now_ns, rs_err *err)
 
 static int open_dirfrag(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
 {
-    if (m->ino[idx].dir_oid != NIL)
+    dir_rec *d = &m->dirs[m->ino[idx].dir];
+    if (d->dir_oid != NIL)
         return 0;
     rs_oid id;
     int rc = obj_add(m, RS_MDS_DIR, idx, 0, thread, now_ns, &id, err);
     if (!rc)
-        m->ino[idx].dir_oid = id;
+        d->dir_oid = id;
     return rc;
 }
 
@@ -443,9 +473,9 @@ static uint64_t unload(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns)
 {
     ino_rec *r = &m->ino[idx];
     uint64_t bytes = 0;
-    if (r->dir_oid != NIL) {
-        bytes += rs_objects_del(&m->objs, r->dir_oid, thread, now_ns);
-        r->dir_oid = NIL;
+    if (r->flags & F_DIR && m->dirs[r->dir].dir_oid != NIL) {
+        bytes += rs_objects_del(&m->objs, m->dirs[r->dir].dir_oid, thread, now_ns);
+        m->dirs[r->dir].dir_oid = NIL;
     }
     rs_lru_mid_remove(&m->lru, r->oid);
     bytes += rs_objects_del(&m->objs, r->oid, thread, now_ns);
@@ -929,7 +959,7 @@ static int op_remove(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, 
         return bad(m, BAD_MISSING_DENTRY, rec, err, "of a missing dentry");
     if (!!(m->ino[idx].flags & F_DIR) != is_dir)
         return bad(m, BAD_OTHER, rec, err, is_dir ? "of a file" : "of a directory");
-    if (is_dir && m->ino[idx].children)
+    if (is_dir && m->dirs[m->ino[idx].dir].children)
         return bad(m, BAD_OTHER, rec, err, "of a directory that is not empty");
     if ((rc = request(m, c, 1, rec->t_ns, err)) || (rc = load(m, p, T_DISPATCH, rec->t_ns, err)) ||
         (rc = open_dirfrag(m, p, T_DISPATCH, rec->t_ns, err)))
@@ -1131,6 +1161,7 @@ __attribute__((noinline)) static void prefetch_inode(const mds *m, const rs_rec 
 {
     const ino_rec *r = &m->ino[idx];
     int unlink = rec->op == RS_OP_UNLINK || rec->op == RS_OP_RMDIR;
+    uint32_t dir_oid = unlink && r->dir < m->ndir ? m->dirs[r->dir].dir_oid : NIL;
     if (stage == 2) {
         if (r->caps != NIL)
             __builtin_prefetch(&m->cap[r->caps]);
@@ -1140,8 +1171,8 @@ __attribute__((noinline)) static void prefetch_inode(const mds *m, const rs_rec 
                 __builtin_prefetch(&m->lru.n[r->oid]);
             }
         }
-        if (unlink && r->dir_oid != NIL)
-            rs_objects_prefetch(&m->objs, r->dir_oid, 0);
+        if (dir_oid != NIL)
+            rs_objects_prefetch(&m->objs, dir_oid, 0);
         return;
     }
     if (stage == 3 && rec->op == RS_OP_LOOKUP && r->oid != NIL && r->oid < m->lru.cap) {
@@ -1156,8 +1187,8 @@ __attribute__((noinline)) static void prefetch_inode(const mds *m, const rs_rec 
         return;
     if (r->oid != NIL)
         rs_objects_prefetch(&m->objs, r->oid, stage - 2);
-    if (r->dir_oid != NIL)
-        rs_objects_prefetch(&m->objs, r->dir_oid, stage - 2);
+    if (dir_oid != NIL)
+        rs_objects_prefetch(&m->objs, dir_oid, stage - 2);
     if (r->caps != NIL) {
         const cap_rec *cp = &m->cap[r->caps];
         if (stage == 3) {
@@ -1188,6 +1219,7 @@ static void mds_destroy(void *state)
     rs_mem_free(m->cap);
     rs_mem_free(m->cap_addr2);
     rs_mem_free(m->ino);
+    rs_mem_free(m->dirs);
     rs_idmap_release(&m->inos);
     rs_mds_base_destroy(m->base);
     free(m);
@@ -1250,7 +1282,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     m->eng = env->engine;
     m->eng->prefetch_stages = RS_ENGINE_PREFETCH_STAGES;
     m->alloc = env->alloc;
-    m->ino_free = m->cap_free = NIL;
+    m->ino_free = m->cap_free = m->dir_free = NIL;
     rs_lru_mid_init(&m->lru, rs_config_double(env->cfg, "mds_cache_mid"));
     rs_lru_mid_init(&m->bottom, 0.0);
     const rs_layout_ops *layout = env->parts[SLOT_LAYOUT];
