@@ -3,10 +3,15 @@
  * every kind of growth (malloc'd to mapped, within the mapping, moved by
  * mremap) and every byte past the largest size a block was given reads
  * zero, which lets a growing array skip clearing (and so touching) its new
- * part (models/cache/lru_mid.c relies on it).
+ * part (models/cache/lru_mid.c relies on it).  A mapped block starts on a
+ * 2 MiB boundary, however it grew, and a block of a whole number of huge
+ * pages maps no address space past them (its header has a page of its own
+ * in front).
  */
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "check.h"
 #include "sim/base/mem.h"
@@ -58,6 +63,26 @@ int main(void)
     /* a fresh large block is zero */
     p = rs_mem_calloc(5 * mib);
     CHECK(p && all(p, 0, 5 * mib, 0));
+    rs_mem_free(p);
+    /* mapped blocks: 2 MiB-aligned when made and after each growth; 4 MiB
+     * of array map nothing past 4 MiB */
+    const uintptr_t huge = 2 * mib;
+    p = rs_mem_calloc(4 * mib);
+    CHECK(p && ((uintptr_t)p & (huge - 1)) == 0);
+    unsigned char vec[1];
+    errno = 0;
+    CHECK(mincore(p + 4 * mib, 4096, vec) == -1 && errno == ENOMEM);
+    memset(p, 0x44, 4 * mib);
+    void *guard = rs_mem_calloc(4 * mib); /* likely right after it: the move path */
+    for (size_t n = 6; n <= 30; n += 8) {
+        p = rs_mem_realloc(p, n * mib);
+        CHECK(p && ((uintptr_t)p & (huge - 1)) == 0 && all(p, 0, 4 * mib, 0x44) &&
+              all(p, 4 * mib, n * mib, 0));
+    }
+    rs_mem_free(guard);
+    rs_mem_free(p);
+    p = rs_mem_realloc(NULL, 300 << 10);
+    CHECK(p && ((uintptr_t)p & (huge - 1)) == 0);
     rs_mem_free(p);
     rs_mem_free(NULL);
     return check_done();

@@ -38,9 +38,9 @@
  * Threads: every record runs on the dispatch thread (0), trim passes free
  * on the trimming thread (1: Luminous's timer, Octopus's upkeep thread),
  * journal expiry's writes live on the I/O thread (2: Objecter, messenger).
- * Memory of the simulator: 40 B per inode record + 8-byte hash slots at
- * load <= 3/4, and per cached object the object table's 16 + 5 x 8 B and the
- * two LRUs' 12 B each; 40 B per capability.
+ * Memory of the simulator: 32 B per inode record (8 B more per directory)
+ * + 8-byte hash slots at load <= 3/4, and per cached object the object
+ * table's 16 + 7 x 8 B and the LRU's 12 B; 32 B per capability.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,20 +65,28 @@
 
 enum { F_DIR = 1, F_FREE = 2 };
 
+/* 32 bytes, two to a cache line: what only a directory has besides its
+ * cached children (its dirfrag, its entry count) is in its dir_rec. */
 typedef struct ino_rec {
     uint64_t ino;
     uint32_t parent;          /* index of the parent directory (NIL for the root) */
     uint32_t oid;             /* cached dentry+inode object, or NIL */
-    uint32_t dir_oid;         /* open dirfrag object, or NIL */
     uint32_t caps;            /* first capability on it, or NIL */
-    uint32_t cached_children; /* cached primary dentries in its dirfrag */
-    uint32_t children;        /* entries in the namespace (a free record: next free) */
+    uint32_t cached_children; /* cached primary dentries in its dirfrag (a free record: next free) */
+    uint32_t dir;             /* its dir_rec (F_DIR), or NIL */
     uint8_t name_len;         /* dentry name length, capped at 255 */
     uint8_t flags;            /* F_DIR, F_FREE */
 } ino_rec;
 
+typedef struct dir_rec {
+    uint32_t dir_oid;         /* open dirfrag object, or NIL */
+    uint32_t children;        /* entries in the namespace (a free record: next free) */
+} dir_rec;
+
+/* 32 bytes: a version whose Capability is a second allocation (before v15)
+ * keeps that one's address in mds.cap_addr2, not in every record. */
 typedef struct cap_rec {
-    rs_addr addr[2];          /* its allocations (rs_mds_side_parts) */
+    rs_addr addr;             /* its first allocation (rs_mds_side_parts) */
     uint32_t ino;             /* index of the inode (a free record: next free) */
     uint32_t next_in_ino;     /* next cap on the same inode */
     uint32_t prev, next;      /* the client's caps, in issue order */
@@ -113,9 +121,14 @@ typedef struct mds {
 
     ino_rec *ino;
     uint32_t nino, ino_cap, ino_free;
+    dir_rec *dirs;            /* the directories' own records (ino_rec.dir) */
+    uint32_t ndir, dir_cap, dir_free;
     rs_idmap inos;            /* inode number -> namespace index */
 
     cap_rec *cap;
+    rs_addr *cap_addr2;       /* [cap_cap] the second allocations, when cap_nparts is 2 */
+    rs_part cap_parts[2];     /* a capability's allocations (rs_mds_side_parts) */
+    unsigned cap_nparts;
     uint32_t ncap_used, cap_cap, cap_free;
     uint64_t caps_count, caps_peak;
     uint64_t caps_tracked_bytes, caps_untracked_bytes;
@@ -278,27 +291,44 @@ static int ns_add(mds *m, uint64_t ino, uint64_t h, uint32_t parent, uint32_t na
                   int is_dir, uint32_t *r_idx, rs_err *err)
 {
     int rc;
-    uint32_t idx;
+    uint32_t idx, d = NIL;
 
     if ((rc = rs_idmap_reserve(&m->inos, err)))
         return rc;
-    if (m->ino_free != NIL) {
-        idx = m->ino_free;
-        m->ino_free = m->ino[idx].children;
-    } else {
+    if (is_dir && m->dir_free == NIL) {
+        dir_rec *p = grow(m->dirs, m->ndir, &m->dir_cap, sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %u directories", m->dir_cap * 2);
+        m->dirs = p;
+    }
+    if (m->ino_free == NIL) {
         ino_rec *p = grow(m->ino, m->nino, &m->ino_cap, sizeof *p);
         if (!p)
             return rs_fail(err, RS_ENOMEM, "out of memory for %u inodes", m->ino_cap * 2);
         m->ino = p;
+    }
+    if (m->ino_free != NIL) {
+        idx = m->ino_free;
+        m->ino_free = m->ino[idx].cached_children;
+    } else {
         idx = m->nino++;
     }
+    if (is_dir) {
+        if (m->dir_free != NIL) {
+            d = m->dir_free;
+            m->dir_free = m->dirs[d].children;
+        } else {
+            d = m->ndir++;
+        }
+        m->dirs[d] = (dir_rec){ .dir_oid = NIL };
+    }
     m->ino[idx] = (ino_rec){
-        .ino = ino, .parent = parent, .oid = NIL, .dir_oid = NIL, .caps = NIL,
+        .ino = ino, .parent = parent, .oid = NIL, .caps = NIL, .dir = d,
         .name_len = (uint8_t)(name_len > 255 ? 255 : name_len), .flags = is_dir ? F_DIR : 0,
     };
     rs_idmap_put(&m->inos, rs_idmap_probe(&m->inos, ino, h, ino_of, m), ino, h, idx);
     if (parent != NIL)
-        m->ino[parent].children++;
+        m->dirs[m->ino[parent].dir].children++;
     *r_idx = idx;
     return 0;
 }
@@ -308,9 +338,13 @@ static void ns_del(mds *m, uint32_t idx)
     ino_rec *r = &m->ino[idx];
     rs_idmap_delete(&m->inos, rs_idmap_probe(&m->inos, r->ino, rs_hash64(r->ino), ino_of, m));
     if (r->parent != NIL)
-        m->ino[r->parent].children--;
-    *r = (ino_rec){ .flags = F_FREE, .children = m->ino_free, .parent = NIL, .oid = NIL,
-                    .dir_oid = NIL, .caps = NIL };
+        m->dirs[m->ino[r->parent].dir].children--;
+    if (r->flags & F_DIR) {
+        m->dirs[r->dir] = (dir_rec){ .dir_oid = NIL, .children = m->dir_free };
+        m->dir_free = r->dir;
+    }
+    *r = (ino_rec){ .flags = F_FREE, .cached_children = m->ino_free, .parent = NIL, .oid = NIL,
+                    .caps = NIL, .dir = NIL };
     m->ino_free = idx;
 }
 
@@ -388,12 +422,13 @@ static int inode_map_grow(mds *m, uint32_t thread, uint64_t now_ns, rs_err *err)
 
 static int open_dirfrag(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
 {
-    if (m->ino[idx].dir_oid != NIL)
+    dir_rec *d = &m->dirs[m->ino[idx].dir];
+    if (d->dir_oid != NIL)
         return 0;
     rs_oid id;
     int rc = obj_add(m, RS_MDS_DIR, idx, 0, thread, now_ns, &id, err);
     if (!rc)
-        m->ino[idx].dir_oid = id;
+        d->dir_oid = id;
     return rc;
 }
 
@@ -438,9 +473,9 @@ static uint64_t unload(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns)
 {
     ino_rec *r = &m->ino[idx];
     uint64_t bytes = 0;
-    if (r->dir_oid != NIL) {
-        bytes += rs_objects_del(&m->objs, r->dir_oid, thread, now_ns);
-        r->dir_oid = NIL;
+    if (r->flags & F_DIR && m->dirs[r->dir].dir_oid != NIL) {
+        bytes += rs_objects_del(&m->objs, m->dirs[r->dir].dir_oid, thread, now_ns);
+        m->dirs[r->dir].dir_oid = NIL;
     }
     rs_lru_mid_remove(&m->lru, r->oid);
     bytes += rs_objects_del(&m->objs, r->oid, thread, now_ns);
@@ -493,37 +528,60 @@ static uint32_t cap_find(const mds *m, uint32_t idx, uint32_t c)
     return NIL;
 }
 
+/* Address slot i (0 or 1) of cap k. */
+static rs_addr *cap_addr(mds *m, uint32_t k, unsigned i)
+{
+    return i ? &m->cap_addr2[k] : &m->cap[k].addr;
+}
+
+/* A new cap record's index: a freed one, else one more (the records and,
+ * when a cap has two allocations, their second addresses grow together). */
+static int cap_slot(mds *m, uint32_t *r_k, rs_err *err)
+{
+    if (m->cap_free != NIL) {
+        *r_k = m->cap_free;
+        m->cap_free = m->cap[*r_k].ino;
+        return 0;
+    }
+    if (m->ncap_used == m->cap_cap && m->cap_nparts > 1) {
+        uint32_t c2 = m->cap_cap;
+        rs_addr *p = grow(m->cap_addr2, m->ncap_used, &c2, sizeof *p);
+        if (!p)
+            return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", m->cap_cap * 2);
+        m->cap_addr2 = p;
+    }
+    cap_rec *p = grow(m->cap, m->ncap_used, &m->cap_cap, sizeof *p);
+    if (!p)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", m->cap_cap * 2);
+    m->cap = p;
+    *r_k = m->ncap_used++;
+    return 0;
+}
+
 static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
 {
     uint32_t k = cap_find(m, idx, c->id);
-    rs_part parts[2];
+    int rc;
 
     if (k != NIL) {
         *r_cap = k;
         return 0;
     }
-    if (m->cap_free != NIL) {
-        k = m->cap_free;
-        m->cap_free = m->cap[k].ino;
-    } else {
-        cap_rec *p = grow(m->cap, m->ncap_used, &m->cap_cap, sizeof *p);
-        if (!p)
-            return rs_fail(err, RS_ENOMEM, "out of memory for %u caps", m->cap_cap * 2);
-        m->cap = p;
-        k = m->ncap_used++;
-    }
-    unsigned n = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, parts);
+    if ((rc = cap_slot(m, &k, err)))
+        return rc;
     cap_rec *cp = &m->cap[k];
     *cp = (cap_rec){ .ino = idx, .next_in_ino = m->ino[idx].caps, .prev = c->tail, .next = NIL,
                      .client = (uint16_t)c->id };
-    for (unsigned i = 0; i < n; i++) {
-        cp->addr[i] = m->alloc->ops->alloc(m->alloc->state, parts[i].size_bytes, T_DISPATCH, now_ns);
-        if (!cp->addr[i])
+    for (unsigned i = 0; i < m->cap_nparts; i++) {
+        const rs_part *part = &m->cap_parts[i];
+        rs_addr *a = cap_addr(m, k, i);
+        *a = m->alloc->ops->alloc(m->alloc->state, part->size_bytes, T_DISPATCH, now_ns);
+        if (!*a)
             return rs_alloc_fail_full(m->alloc, err);
-        if (parts[i].tracked)
-            m->caps_tracked_bytes += parts[i].size_bytes;
+        if (part->tracked)
+            m->caps_tracked_bytes += part->size_bytes;
         else
-            m->caps_untracked_bytes += parts[i].size_bytes;
+            m->caps_untracked_bytes += part->size_bytes;
     }
     if (c->tail != NIL)
         m->cap[c->tail].next = k;
@@ -557,7 +615,6 @@ static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
     cap_rec *cp = &m->cap[k];
     client *c = m->cl[cp->client];
     uint32_t idx = cp->ino;
-    rs_part parts[2];
 
     /* off the inode's list (short: one cap per client holding the inode) */
     uint32_t *pp = &m->ino[idx].caps;
@@ -574,13 +631,13 @@ static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
     else
         c->tail = cp->prev;
     c->ncaps--;
-    unsigned n = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, parts);
-    for (unsigned i = 0; i < n; i++) {
-        m->alloc->ops->free(m->alloc->state, cp->addr[i], parts[i].size_bytes, thread, now_ns);
-        if (parts[i].tracked)
-            m->caps_tracked_bytes -= parts[i].size_bytes;
+    for (unsigned i = 0; i < m->cap_nparts; i++) {
+        const rs_part *part = &m->cap_parts[i];
+        m->alloc->ops->free(m->alloc->state, *cap_addr(m, k, i), part->size_bytes, thread, now_ns);
+        if (part->tracked)
+            m->caps_tracked_bytes -= part->size_bytes;
         else
-            m->caps_untracked_bytes -= parts[i].size_bytes;
+            m->caps_untracked_bytes -= part->size_bytes;
     }
     cp->ino = m->cap_free;
     m->cap_free = k;
@@ -902,7 +959,7 @@ static int op_remove(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, 
         return bad(m, BAD_MISSING_DENTRY, rec, err, "of a missing dentry");
     if (!!(m->ino[idx].flags & F_DIR) != is_dir)
         return bad(m, BAD_OTHER, rec, err, is_dir ? "of a file" : "of a directory");
-    if (is_dir && m->ino[idx].children)
+    if (is_dir && m->dirs[m->ino[idx].dir].children)
         return bad(m, BAD_OTHER, rec, err, "of a directory that is not empty");
     if ((rc = request(m, c, 1, rec->t_ns, err)) || (rc = load(m, p, T_DISPATCH, rec->t_ns, err)) ||
         (rc = open_dirfrag(m, p, T_DISPATCH, rec->t_ns, err)))
@@ -1046,9 +1103,11 @@ static void prefetch_cap_allocs(const mds *m, uint32_t k, int stage)
 {
     if (k >= m->ncap_used || !m->alloc->ops->prefetch)
         return;
-    for (unsigned i = 0; i < 2; i++)
-        if (m->cap[k].addr[i])
-            m->alloc->ops->prefetch(m->alloc->state, m->cap[k].addr[i], stage);
+    for (unsigned i = 0; i < m->cap_nparts; i++) {
+        rs_addr a = i ? m->cap_addr2[k] : m->cap[k].addr;
+        if (a)
+            m->alloc->ops->prefetch(m->alloc->state, a, stage);
+    }
 }
 
 /* rec is coming (sim/engine.h; five stages, mds_create asks the engine for
@@ -1102,6 +1161,7 @@ __attribute__((noinline)) static void prefetch_inode(const mds *m, const rs_rec 
 {
     const ino_rec *r = &m->ino[idx];
     int unlink = rec->op == RS_OP_UNLINK || rec->op == RS_OP_RMDIR;
+    uint32_t dir_oid = unlink && r->dir < m->ndir ? m->dirs[r->dir].dir_oid : NIL;
     if (stage == 2) {
         if (r->caps != NIL)
             __builtin_prefetch(&m->cap[r->caps]);
@@ -1111,8 +1171,8 @@ __attribute__((noinline)) static void prefetch_inode(const mds *m, const rs_rec 
                 __builtin_prefetch(&m->lru.n[r->oid]);
             }
         }
-        if (unlink && r->dir_oid != NIL)
-            rs_objects_prefetch(&m->objs, r->dir_oid, 0);
+        if (dir_oid != NIL)
+            rs_objects_prefetch(&m->objs, dir_oid, 0);
         return;
     }
     if (stage == 3 && rec->op == RS_OP_LOOKUP && r->oid != NIL && r->oid < m->lru.cap) {
@@ -1127,8 +1187,8 @@ __attribute__((noinline)) static void prefetch_inode(const mds *m, const rs_rec 
         return;
     if (r->oid != NIL)
         rs_objects_prefetch(&m->objs, r->oid, stage - 2);
-    if (r->dir_oid != NIL)
-        rs_objects_prefetch(&m->objs, r->dir_oid, stage - 2);
+    if (dir_oid != NIL)
+        rs_objects_prefetch(&m->objs, dir_oid, stage - 2);
     if (r->caps != NIL) {
         const cap_rec *cp = &m->cap[r->caps];
         if (stage == 3) {
@@ -1157,7 +1217,9 @@ static void mds_destroy(void *state)
     free(m->cl);
     free(m->order);
     rs_mem_free(m->cap);
+    rs_mem_free(m->cap_addr2);
     rs_mem_free(m->ino);
+    rs_mem_free(m->dirs);
     rs_idmap_release(&m->inos);
     rs_mds_base_destroy(m->base);
     free(m);
@@ -1220,7 +1282,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
     m->eng = env->engine;
     m->eng->prefetch_stages = RS_ENGINE_PREFETCH_STAGES;
     m->alloc = env->alloc;
-    m->ino_free = m->cap_free = NIL;
+    m->ino_free = m->cap_free = m->dir_free = NIL;
     rs_lru_mid_init(&m->lru, rs_config_double(env->cfg, "mds_cache_mid"));
     rs_lru_mid_init(&m->bottom, 0.0);
     const rs_layout_ops *layout = env->parts[SLOT_LAYOUT];
@@ -1234,6 +1296,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
                      "e.g. mds-octopus)", layout->name);
         goto fail;
     }
+    m->cap_nparts = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, m->cap_parts);
     rs_decay_init(&m->recall_global, m->recall_half_life, m->eng->now_ns);
     m->target = (rs_trim_target){
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,

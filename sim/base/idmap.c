@@ -1,6 +1,8 @@
 /* idmap.c — growing and deleting in the key -> id map; see idmap.h. */
 #include "idmap.h"
 
+#include <stdlib.h>
+
 #include "mem.h"
 
 /* A slot's home, from its fingerprint alone. */
@@ -10,31 +12,61 @@ static uint64_t slot_home(const rs_idmap *m, uint64_t s)
     return (fp & RS_IDMAP_HASHED ? fp & ~RS_IDMAP_HASHED : rs_hash64(fp - 1) >> 33) & m->mask;
 }
 
-static int rehash(rs_idmap *m, uint64_t nslots, rs_err *err)
+/* Double the table in place (the block grows, on huge pages by mremap:
+ * no second table, so no fresh pages but the new half's).  A key's new home
+ * is its old one or that plus the old size n.  The old table is walked one
+ * cluster (run of full slots) at a time from just after an empty slot e;
+ * a cluster's keys are taken out and put back in their order under the new
+ * mask.  They land within the cluster's own slots and their copies n up,
+ * never in another cluster's: for every tail [x, b] of a cluster [a, b],
+ * the keys homed in it fit in it (slot b + 1 is empty), and so do the keys
+ * homed in its image in either half (a subset of them).  So every probe run
+ * stays whole.  The scratch is had before anything moves (a failure leaves
+ * the table as it was), room for every key — a cluster could be that long;
+ * only the pages the longest one uses are ever touched. */
+static int grow(rs_idmap *m, rs_err *err)
 {
-    uint64_t *old = m->slots, oldn = old ? m->mask + 1 : 0;
-    uint64_t *slots = nslots <= RS_IDMAP_HASHED ? rs_mem_calloc(nslots * sizeof *slots) : NULL;
+    uint64_t n = m->mask + 1, nn = 2 * n, e = 0;
 
-    if (!slots)
-        return rs_fail(err, RS_ENOMEM, "out of memory for %llu key slots", (unsigned long long)nslots);
-    m->slots = slots;
-    m->mask = nslots - 1;
-    for (uint64_t i = 0; i < oldn; i++) {
-        if (old[i]) {
-            uint64_t j = slot_home(m, old[i]);
+    if (nn > RS_IDMAP_HASHED)
+        return rs_fail(err, RS_ENOMEM, "more than %llu key slots", (unsigned long long)n);
+    while (m->slots[e]) /* load <= 3/4: there is an empty slot */
+        e++;
+    uint64_t *buf = malloc((size_t)(m->count ? m->count : 1) * sizeof *buf);
+    uint64_t *slots = buf ? rs_mem_realloc(m->slots, nn * sizeof *slots) : NULL;
+    if (!slots) {
+        free(buf);
+        return rs_fail(err, RS_ENOMEM, "out of memory for %llu key slots", (unsigned long long)nn);
+    }
+    m->slots = slots; /* its new half reads zero (mem.h) */
+    for (uint64_t k = 1; k <= n;) {
+        uint64_t len = 0;
+        for (uint64_t i; slots[i = (e + k) & (n - 1)]; k++) {
+            buf[len++] = slots[i];
+            slots[i] = 0;
+        }
+        m->mask = nn - 1;
+        for (uint64_t t = 0; t < len; t++) {
+            uint64_t j = slot_home(m, buf[t]);
             while (slots[j])
                 j = (j + 1) & m->mask;
-            slots[j] = old[i];
+            slots[j] = buf[t];
         }
+        k++; /* the empty slot that ended the cluster */
     }
-    rs_mem_free(old);
+    m->mask = nn - 1;
+    free(buf);
     return 0;
 }
 
 int rs_idmap_init(rs_idmap *m, uint64_t nslots, rs_err *err)
 {
     *m = (rs_idmap){ 0 };
-    return rehash(m, nslots, err);
+    if (nslots < 2 || nslots > RS_IDMAP_HASHED || (nslots & (nslots - 1)) ||
+        !(m->slots = rs_mem_calloc(nslots * sizeof *m->slots)))
+        return rs_fail(err, RS_ENOMEM, "out of memory for %llu key slots", (unsigned long long)nslots);
+    m->mask = nslots - 1;
+    return 0;
 }
 
 void rs_idmap_release(rs_idmap *m)
@@ -47,7 +79,7 @@ int rs_idmap_reserve(rs_idmap *m, rs_err *err)
 {
     if ((m->count + 1) * 4 <= (m->mask + 1) * 3)
         return 0;
-    return rehash(m, 2 * (m->mask + 1), err);
+    return grow(m, err);
 }
 
 void rs_idmap_delete(rs_idmap *m, uint64_t i)

@@ -2,7 +2,7 @@
  * idmap.h — key -> 32-bit id: the daemons' index of their objects.
  *
  * Open addressing with linear probing, backward-shift deletion and load at
- * most 3/4.  A slot is (fingerprint << 32) | (id + 1), 0 when empty.  The
+ * most 3/4; a full table doubles in place (idmap.c).  A slot is (fingerprint << 32) | (id + 1), 0 when empty.  The
  * fingerprint is the key itself when the key is below 2^31 - 1 (keys of
  * generated traces, inode and object numbers are), else a flag bit and bits
  * 33..63 of the key's hash.  A key's home slot is those same hash bits, so

@@ -15,9 +15,15 @@
  * the price. */
 #define MAP_FROM_BYTES ((size_t)256 << 10)
 #define HDR_BYTES ((size_t)64) /* keeps the array cache-line aligned */
+/* A mapped block's header has a 4 KiB page of its own in front of the
+ * array, which starts on a 2 MiB boundary: an array of a whole number of
+ * huge pages (a power-of-two table of 2 MiB or more) then takes that many,
+ * not one more for the header's 64 bytes — a hash table touches its last
+ * page too, and a huge page is cleared whole. */
+#define HDR_PAGE ((size_t)4096)
 
 /* The header in front of every block: its usable size, and the size of its
- * mapping (0 when it came from malloc). */
+ * mapping's array part (0 when it came from malloc). */
 typedef struct hdr {
     size_t bytes;
     size_t mapped;
@@ -28,22 +34,36 @@ static hdr *hdr_of(void *p)
     return (hdr *)((char *)p - HDR_BYTES);
 }
 
-/* A zeroed, 2 MiB-aligned mapping of len bytes (a multiple of 2 MiB). */
-static void *map_huge(size_t len)
+/* Address space for a header page and a 2 MiB-aligned array of len bytes
+ * (a multiple of 2 MiB): the array's start, or NULL.  The mapping is
+ * [start - HDR_PAGE, start + len). */
+static char *reserve_huge(size_t len)
 {
-    size_t span = len + HUGE_BYTES;
+    size_t span = len + HUGE_BYTES + HDR_PAGE;
+    if (span < len)
+        return NULL;
     char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
-    char *start = (char *)(((uintptr_t)raw + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
-    if (start > raw)
-        munmap(raw, (size_t)(start - raw));
+    char *start = (char *)(((uintptr_t)raw + HDR_PAGE + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
+    char *base = start - HDR_PAGE;
+    if (base > raw)
+        munmap(raw, (size_t)(base - raw));
     if (start + len < raw + span)
         munmap(start + len, (size_t)(raw + span - (start + len)));
-#ifdef MADV_HUGEPAGE
-    madvise(start, len, MADV_HUGEPAGE); /* a hint: failure only costs speed */
-#endif
     return start;
+}
+
+/* The whole mapping, header page included: one advice keeps it one VMA,
+ * which mremap needs (only the array's aligned 2 MiB ranges can be huge). */
+static void advise_huge(char *start, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    madvise(start - HDR_PAGE, len + HDR_PAGE, MADV_HUGEPAGE); /* a hint: failure only costs speed */
+#else
+    (void)start;
+    (void)len;
+#endif
 }
 
 static void *block_new(size_t bytes)
@@ -54,9 +74,12 @@ static void *block_new(size_t bytes)
     if (total < bytes)
         return NULL;
     if (total >= MAP_FROM_BYTES) {
-        size_t len = (total + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
-        if (len < total || !(h = map_huge(len)))
+        size_t len = (bytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
+        char *start = len >= bytes ? reserve_huge(len) : NULL;
+        if (!start)
             return NULL;
+        advise_huge(start, len);
+        h = (hdr *)(start - HDR_BYTES);
         h->mapped = len;
     } else {
         if (!(h = calloc(1, total)))
@@ -77,25 +100,32 @@ void *rs_mem_realloc(void *p, size_t bytes)
     if (!p)
         return block_new(bytes);
     hdr *h = hdr_of(p);
-    if (bytes <= h->bytes || (h->mapped && bytes + HDR_BYTES <= h->mapped)) {
+    if (bytes <= h->bytes || (h->mapped && bytes <= h->mapped)) {
         h->bytes = bytes > h->bytes ? bytes : h->bytes;
         return p;
     }
     if (h->mapped) {
         /* move the pages rather than copy them: no moment with both the old
-         * and the new array resident */
-        size_t len = (bytes + HDR_BYTES + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
+         * and the new array resident; in place when the address space
+         * after it is free, else onto a reserved 2 MiB-aligned range */
+        size_t len = (bytes + HUGE_BYTES - 1) & ~(HUGE_BYTES - 1);
         if (len < bytes)
             return NULL;
-        hdr *n = mremap(h, h->mapped, len, MREMAP_MAYMOVE);
-        if (n == MAP_FAILED)
-            return NULL;
-#ifdef MADV_HUGEPAGE
-        madvise(n, len, MADV_HUGEPAGE);
-#endif
-        n->mapped = len;
-        n->bytes = bytes;
-        return (char *)n + HDR_BYTES;
+        char *base = (char *)p - HDR_PAGE, *start = p;
+        if (mremap(base, h->mapped + HDR_PAGE, len + HDR_PAGE, 0) == MAP_FAILED) {
+            if (!(start = reserve_huge(len)))
+                return NULL;
+            if (mremap(base, h->mapped + HDR_PAGE, len + HDR_PAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+                       start - HDR_PAGE) == MAP_FAILED) {
+                munmap(start - HDR_PAGE, len + HDR_PAGE);
+                return NULL;
+            }
+        }
+        advise_huge(start, len);
+        h = (hdr *)(start - HDR_BYTES);
+        h->mapped = len;
+        h->bytes = bytes;
+        return start;
     }
     void *q = block_new(bytes);
     if (!q)
@@ -111,7 +141,7 @@ void rs_mem_free(void *p)
         return;
     hdr *h = hdr_of(p);
     if (h->mapped)
-        munmap(h, h->mapped);
+        munmap((char *)p - HDR_PAGE, h->mapped + HDR_PAGE);
     else
         free(h);
 }
