@@ -363,9 +363,16 @@ int rs_query_metrics(rs_store *st, const rs_query_scope *scope, rs_query_metric_
                       &s, err, "read the metrics")))
         return rc;
     sqlite3_bind_int64(s, 1, scope->run_id ? scope->run_id : scope->sweep_id);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        if ((rc = fn(ctx, sqlite3_column_int64(s, 0), text_or_null(s, 1), real_or_nan(s, 2), err)))
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *name = text_or_null(s, 1);
+        if (!name) { /* the schema says NOT NULL: only a damaged file has one */
+            rc = rs_fail(err, RS_EINPUT, "'%s' has a metric of run %" PRId64 " with no name "
+                         "(a damaged or hand-edited database)", rs_store_path(st), (int64_t)sqlite3_column_int64(s, 0));
             break;
+        }
+        if ((rc = fn(ctx, sqlite3_column_int64(s, 0), name, real_or_nan(s, 2), err)))
+            break;
+    }
     if (rc == SQLITE_DONE)
         rc = 0;
     else if (rc > 0)
@@ -380,9 +387,15 @@ static int params_each(rs_store *st, sqlite3_stmt *s, int with_value, rs_query_p
 {
     int rc;
 
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-        if ((rc = fn(ctx, text_or_null(s, 0), with_value ? text_or_null(s, 1) : NULL, err)))
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *key = text_or_null(s, 0), *value = with_value ? text_or_null(s, 1) : NULL;
+        if (!key || (with_value && !value)) /* NOT NULL in the schema: a damaged file */
+            return rs_fail(err, RS_EINPUT, "'%s' has a param %s%s%s with no %s (a damaged or "
+                           "hand-edited database)", rs_store_path(st), key ? "'" : "", key ? key : "",
+                           key ? "'" : "", key ? "value" : "key");
+        if ((rc = fn(ctx, key, value, err)))
             return rc;
+    }
     return rc == SQLITE_DONE ? 0 : q_fail(st, err, "cannot read the params");
 }
 

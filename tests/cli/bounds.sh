@@ -240,4 +240,22 @@ sql zero.db "UPDATE runs SET id = 0 WHERE id = 1" >/dev/null
 expect_status 2 "runs list of a run of id 0" "$RSSIM" runs list --db zero.db
 stderr_has "runs list of a run of id 0" "'zero.db' has a run of id 0: run ids start at 1"
 
+# a metric with no name (the schema says NOT NULL; a damaged file: found by
+# fuzz_store) crashed runs show, report and runs export (a NULL name handed
+# on); a param with no key or value likewise; now each is refused as bad
+# input naming the file.  The tables are rebuilt without their NOT NULLs
+# (the primary key of a WITHOUT ROWID table cannot be edited in place).
+sqlite3 -batch two.db .dump | sed 's/ name TEXT NOT NULL, value REAL, PRIMARY KEY (run_id, name)) WITHOUT ROWID;/ name TEXT, value REAL);/' |
+  sqlite3 -batch nometric.db >/dev/null
+sql nometric.db "INSERT INTO metrics VALUES (1, NULL, 1.0)" >/dev/null
+for c in "runs show 1" "report --run 1 -o nometric-report" "runs export --csv --run 1 --what metrics"; do
+  expect_status 2 "$c of a metric with no name" "$RSSIM" $c --db nometric.db
+  stderr_has "$c of a metric with no name" "'nometric.db' has a metric of run 1 with no name"
+done
+sqlite3 -batch two.db .dump | sed 's/ key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key)) WITHOUT ROWID;/ key TEXT, value TEXT);/' |
+  sqlite3 -batch noparam.db >/dev/null
+sql noparam.db "INSERT INTO params VALUES (1, 'zz_key', NULL)" >/dev/null
+expect_status 2 "runs show of a param with no value" "$RSSIM" runs show 1 --db noparam.db
+stderr_has "runs show of a param with no value" "'noparam.db' has a param 'zz_key' with no value"
+
 finish
