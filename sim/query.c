@@ -389,10 +389,13 @@ static int params_each(rs_store *st, sqlite3_stmt *s, int with_value, rs_query_p
 
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         const char *key = text_or_null(s, 0), *value = with_value ? text_or_null(s, 1) : NULL;
-        if (!key || (with_value && !value)) /* NOT NULL in the schema: a damaged file */
-            return rs_fail(err, RS_EINPUT, "'%s' has a param %s%s%s with no %s (a damaged or "
-                           "hand-edited database)", rs_store_path(st), key ? "'" : "", key ? key : "",
-                           key ? "'" : "", key ? "value" : "key");
+        /* NOT NULL in the schema: only a damaged file has either */
+        if (!key)
+            return rs_fail(err, RS_EINPUT, "'%s' has a param with no key (a damaged or hand-edited "
+                           "database)", rs_store_path(st));
+        if (with_value && !value)
+            return rs_fail(err, RS_EINPUT, "'%s' has a param '%s' with no value (a damaged or "
+                           "hand-edited database)", rs_store_path(st), key);
         if ((rc = fn(ctx, key, value, err)))
             return rc;
     }

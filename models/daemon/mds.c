@@ -529,7 +529,7 @@ static uint32_t cap_find(const mds *m, uint32_t idx, uint32_t c)
 }
 
 /* Address slot i (0 or 1) of cap k. */
-static rs_addr *cap_addr(mds *m, uint32_t k, unsigned i)
+static rs_addr *cap_addr(const mds *m, uint32_t k, unsigned i)
 {
     return i ? &m->cap_addr2[k] : &m->cap[k].addr;
 }
@@ -1104,7 +1104,7 @@ static void prefetch_cap_allocs(const mds *m, uint32_t k, int stage)
     if (k >= m->ncap_used || !m->alloc->ops->prefetch)
         return;
     for (unsigned i = 0; i < m->cap_nparts; i++) {
-        rs_addr a = i ? m->cap_addr2[k] : m->cap[k].addr;
+        rs_addr a = *cap_addr(m, k, i);
         if (a)
             m->alloc->ops->prefetch(m->alloc->state, a, stage);
     }

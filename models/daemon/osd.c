@@ -578,11 +578,17 @@ static int note_written(osd *o, uint32_t id, uint64_t object, uint64_t h, uint64
     return 0;
 }
 
+/* The buffer a record touches: its object and offset (osd.buffers' key). */
+static uint64_t buffer_key(const rs_rec *rec)
+{
+    return rec->key << 32 | rec->aux;
+}
+
 /* Apply rec to the cache; says whether the device is needed. */
 static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs_osd_applied *p,
                        rs_err *err)
 {
-    uint64_t key = rec->key << 32 | rec->aux;
+    uint64_t key = buffer_key(rec);
     uint64_t *r_items = &p->trimmed_count;
     int write = rec->op == RS_OP_WRITE;
     int fresh = 0;
@@ -661,7 +667,7 @@ static void svc_done(void *ctx, uint32_t onode, uint64_t held)
 static void svc_prefetch(void *ctx, const rs_rec *rec, int stage)
 {
     const osd *o = ctx;
-    uint64_t key = rec->key << 32 | rec->aux, h = rs_hash64(rec->key), hb = rs_hash64(key);
+    uint64_t key = buffer_key(rec), h = rs_hash64(rec->key), hb = rs_hash64(key);
     if (stage == 0) {
         rs_idmap_prefetch(&o->onodes, h);
         rs_idmap_prefetch(&o->buffers, hb);
