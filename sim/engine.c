@@ -154,6 +154,8 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
             prefetch(ctx, &ring[(head + NEXT) & MASK], &memo[(head + NEXT) & MASK], 4);
         eng->now_ns = rec->t_ns;
         last_ns = rec->t_ns;
+        if (__builtin_expect(!eng->events, 0))
+            eng->first_rec_ns = rec->t_ns;
         eng->events++;
         if ((rc = on_rec(ctx, rec, &memo[head & MASK], err))) {
             /* every failure of a record names it: bad input, and a model
@@ -170,6 +172,7 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
             tail++;
         }
     }
+    eng->last_rec_ns = last_ns;
     if (read_rc < 0) {
         if (err)
             *err = read_err;

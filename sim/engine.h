@@ -27,6 +27,7 @@ typedef struct rs_engine {
     rs_evq q;
     uint64_t now_ns;    /* time of the event or record being handled */
     uint64_t events;    /* trace records handled */
+    uint64_t first_rec_ns, last_rec_ns; /* the times the first and the last of them ran at */
     uint64_t timer_events; /* timer callbacks fired */
     uint64_t pending;   /* one-shot events (rs_engine_at) not yet fired */
     int held;           /* the record handler holds the stream (rs_engine_hold) */

@@ -186,9 +186,15 @@ int rs_run_execute_opts(const char *trace_path, const rs_config *cfg, const rs_r
     if ((rc = rs_sampler_metrics(&smp, end_ns, steady_from, eng.events, err)) ||
         (daemon->metrics && (rc = daemon->metrics(dstate, end_ns, r_res, err))))
         goto out;
+    rs_daemon_stats ds;
+    daemon->stats(dstate, &ds);
+    uint64_t burst = eng.events >= 2 && eng.first_rec_ns == eng.last_rec_ns && !ds.paced ? eng.events : 0;
+    if (burst && (rc = rs_result_set_metric(r_res, "burst_records_count", (double)burst, err)))
+        goto out;
     if (r_stats)
         *r_stats = (rs_run_stats){ .events = eng.events, .end_ns = end_ns,
-                                   .timer_events = eng.timer_events };
+                                   .timer_events = eng.timer_events, .burst_records = burst,
+                                   .burst_t_ns = burst ? eng.first_rec_ns : 0 };
     if (emit) {
         if (tee.failed) {
             *err = tee.err;

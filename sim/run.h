@@ -21,6 +21,12 @@ typedef struct rs_run_stats {
     uint64_t events;  /* trace records replayed */
     uint64_t end_ns;  /* virtual end time */
     uint64_t timer_events;
+    /* A burst: every record (two or more) ran at one time, burst_t_ns, and
+     * the daemon took them as they came (no closed loop paced them), so no
+     * trim, sample or allocator tick fell between them: the result is the
+     * memory of one burst, not of a workload over time.  The run also
+     * stores the metric burst_records_count.  0: not a burst. */
+    uint64_t burst_records, burst_t_ns;
 } rs_run_stats;
 
 /* What a run may do besides producing its result. */

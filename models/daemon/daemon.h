@@ -64,6 +64,8 @@ typedef struct rs_daemon_stats {
     uint64_t items_peak_count;
     rs_trim_stats trim;
     rs_cache_hits hits;            /* the daemon's lookups so far (docs/models.md) */
+    int paced;                     /* its own clients issue the records (a closed loop: the
+                                    * osd's client_iodepth > 0), not the trace's times */
 } rs_daemon_stats;
 
 /* A rule of thumb operators size the daemon by: RSS ~ factor x limit (up

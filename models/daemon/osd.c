@@ -969,6 +969,7 @@ static void osd_stats(const void *state, rs_daemon_stats *r)
         .accounted_peak_bytes = o->accounted_peak_bytes,
         .items_peak_count = o->items_peak_count,
         .trim = o->trim,
+        .paced = o->svc && rs_osd_service_paced(o->svc),
     };
 }
 

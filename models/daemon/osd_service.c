@@ -140,6 +140,11 @@ uint64_t rs_osd_service_inflight(const rs_osd_service *o)
     return o->inflight;
 }
 
+int rs_osd_service_paced(const rs_osd_service *o)
+{
+    return o->iodepth > 0;
+}
+
 /* ---- ops and their timing ---- */
 
 static op *op_at(const svc *o, uint32_t id)

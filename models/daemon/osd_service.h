@@ -99,6 +99,8 @@ uint64_t rs_osd_service_hold(rs_osd_service *svc, uint32_t cache_shard, uint64_t
                              uint64_t fixed_ns, uint64_t items);
 /* Ops issued and not complete. */
 uint64_t rs_osd_service_inflight(const rs_osd_service *svc);
+/* Whether its clients pace the records (client_iodepth > 0, a closed loop). */
+int rs_osd_service_paced(const rs_osd_service *svc);
 /* iops, iops_whole_run, bandwidth_bytes_per_s, ops_count, latency_mean_ns,
  * latency_p<q>_ns, trim_lock_ns. */
 int rs_osd_service_metrics(const rs_osd_service *svc, rs_result *res, rs_err *err);

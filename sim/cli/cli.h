@@ -97,6 +97,11 @@ int rs_cli_execute_run(struct rs_store *st, long long run_id, const char *trace,
                        unsigned long long *r_events, unsigned long long *r_wall_ns, rs_err *err);
 /* The same with the run's options (sim/run.h: rs_run_opts; NULL: none). */
 struct rs_run_opts;
+struct rs_run_stats;
+/* Says on stderr that run run_id of trace was a burst (rs_run_stats:
+ * every record at one time, not paced), and how to give it time; nothing
+ * when it was not. */
+void rs_cli_note_burst(long long run_id, const char *trace, const struct rs_run_stats *stats);
 int rs_cli_execute_run_opts(struct rs_store *st, long long run_id, const char *trace,
                             const struct rs_config *cfg, const struct rs_run_opts *opts,
                             struct rs_result *r_res, unsigned long long *r_events,

@@ -167,6 +167,8 @@ static int run_point(const sweep_ctx *sc, rs_store *st, int64_t point, int64_t i
             rc = ahead->rc;
         } else {
             rc = rs_store_run_finish(st, id, &ahead->res, ahead->stats.events, ahead->wall_ns, err);
+            if (!rc)
+                rs_cli_note_burst(id, sc->trace, &ahead->stats);
         }
     } else if (!rc && claim == RS_CLAIM_TAKEN) {
         rc = rs_cli_execute_run_opts(st, id, sc->trace, cfg, opts, &res, NULL, NULL, err);

@@ -84,6 +84,18 @@ int rs_cli_execute_run(rs_store *st, long long run_id, const char *trace, const 
     return rs_cli_execute_run_opts(st, run_id, trace, cfg, &opts, r_res, r_events, r_wall_ns, err);
 }
 
+void rs_cli_note_burst(long long run_id, const char *trace, const rs_run_stats *st)
+{
+    if (!st->burst_records)
+        return;
+    fprintf(stderr, "rssim: note: run %lld: all %llu records of %s are at one time (t_ns %llu) and were "
+            "replayed as they came, so no trim, sample or allocator tick fell between them: its result "
+            "is the memory of one burst, not of a workload over time (stored as burst_records_count). "
+            "Give the records their times; an osd trace whose records share one time (rssim gen fio) "
+            "is replayed as a closed loop with --set client_iodepth=D, fio's --iodepth\n",
+            run_id, (unsigned long long)st->burst_records, trace, (unsigned long long)st->burst_t_ns);
+}
+
 int rs_cli_execute_run_opts(rs_store *st, long long run_id, const char *trace, const rs_config *cfg,
                             const rs_run_opts *opts, rs_result *r_res,
                             unsigned long long *r_events, unsigned long long *r_wall_ns, rs_err *err)
@@ -100,6 +112,7 @@ int rs_cli_execute_run_opts(rs_store *st, long long run_id, const char *trace, c
     }
     if ((rc = rs_store_run_finish(st, run_id, r_res, stats.events, wall, err)))
         return rc;
+    rs_cli_note_burst(run_id, trace, &stats);
     if (r_events)
         *r_events = stats.events;
     if (r_wall_ns)
