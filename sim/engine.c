@@ -125,6 +125,9 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
             prefetch(ctx, &ring[tail & MASK], &memo[tail & MASK], 0);
         tail++;
     }
+    /* the first record runs at its time, or now if that is later (below) */
+    if (tail)
+        eng->first_rec_ns = ring[0].t_ns < eng->now_ns ? eng->now_ns : ring[0].t_ns;
     while (head < tail) {
         rs_rec *rec = &ring[head & MASK];
         if (__builtin_expect(eng->held, 0) && (rc = wait_for_release(eng, err)))
@@ -154,8 +157,6 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
             prefetch(ctx, &ring[(head + NEXT) & MASK], &memo[(head + NEXT) & MASK], 4);
         eng->now_ns = rec->t_ns;
         last_ns = rec->t_ns;
-        if (__builtin_expect(!eng->events, 0))
-            eng->first_rec_ns = rec->t_ns;
         eng->events++;
         if ((rc = on_rec(ctx, rec, &memo[head & MASK], err))) {
             /* every failure of a record names it: bad input, and a model
