@@ -115,8 +115,27 @@ int rs_mds_base_create(const rs_config *cfg, rs_alloc *alloc, rs_mds_base **r_b,
     return 0;
 }
 
+/* The rings are freed oldest first, so the allocations freed a few frees
+ * from now are known: the allocator's prefetch hint fetches what locates
+ * the one PF_FAR ahead (stage 0) and what that points to for the one
+ * PF_NEAR ahead (stage 1).  Without it each free waits on two cache misses
+ * (a kernel-build replay spent ~6 % of its samples there).  No state changes. */
+enum { PF_NEAR = 4, PF_FAR = 8 };
+
+static void prefetch_ahead(const rs_mds_base *b, const rs_addr *ring, uint64_t cap, uint64_t head,
+                           uint64_t count)
+{
+    if (!b->alloc->ops->prefetch)
+        return;
+    if (count > PF_FAR && ring[(head + PF_FAR) & (cap - 1)])
+        b->alloc->ops->prefetch(b->alloc->state, ring[(head + PF_FAR) & (cap - 1)], 0);
+    if (count > PF_NEAR && ring[(head + PF_NEAR) & (cap - 1)])
+        b->alloc->ops->prefetch(b->alloc->state, ring[(head + PF_NEAR) & (cap - 1)], 1);
+}
+
 static void free_event(rs_mds_base *b, uint32_t thread, uint64_t now_ns)
 {
+    prefetch_ahead(b, b->ev, b->ev_cap, b->ev_head, b->ev_count);
     rs_addr a = b->ev[b->ev_head];
     if (a) {
         b->alloc->ops->free(b->alloc->state, a, b->event_heap_bytes, thread, now_ns);
@@ -295,6 +314,7 @@ int rs_mds_base_log_trim(rs_mds_base *b, uint32_t thread, uint32_t io_thread, ui
     int rc = 0;
     /* the writes of the segments expiring since the last tick completed */
     for (; b->xa_count; b->xa_count--) {
+        prefetch_ahead(b, b->xa, b->xa_cap, b->xa_head, b->xa_count);
         b->alloc->ops->free(b->alloc->state, b->xa[b->xa_head], b->expire_event_bytes, io_thread,
                             now_ns);
         b->heap_bytes -= b->expire_event_bytes;
