@@ -199,7 +199,14 @@ typedef struct tc_span {
     uint32_t objects;    /* small class: head of the span's free-object chain (slot), or NIL;
                             in-use large span: the OS pages its request covers (all live) */
     uint32_t chunk;      /* first slot chunk of a small-class span, or NIL */
-    uint32_t nresident;  /* free spans: resident OS pages */
+    union {
+        uint32_t nresident; /* free spans: resident OS pages */
+        /* in-use small-class span whose free chain is still the one
+         * Populate laid (objects, objects + 1, ..., seq_end - 1, no object
+         * returned since): seq_end; 0 otherwise.  A fetch then knows the
+         * chain without walking it. */
+        uint32_t seq_end;
+    };
     uint16_t refcount;   /* objects handed out of the span */
     uint8_t sizeclass;   /* 0: large or free */
     uint8_t location;    /* enum span_loc */
@@ -686,7 +693,7 @@ static uint32_t ph_carve(tc_state *st, uint32_t id, uint32_t n)
         s->length = n;
         st->pmap[s->start + n - 1] = id;
     }
-    s->nresident = 0; /* only tracked for free spans */
+    s->nresident = 0; /* only tracked for free spans (seq_end 0: no pristine chain) */
     return id;
 }
 
@@ -820,6 +827,7 @@ static void central_release_to_spans(tc_state *st, unsigned cl, uint32_t slot)
     } else {
         st->links[slot] = s->objects;
         s->objects = slot;
+        s->seq_end = 0;
     }
 }
 
@@ -911,14 +919,22 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
     tc_span *s = &st->spans[id];
     uint32_t result = 0, prev, curr = s->objects;
     assert(curr != NIL);
-    /* the span's links, a few lines in any order: fetch them together */
-    const uint32_t *first = &st->links[(uint64_t)s->chunk << CHUNK_SHIFT];
-    for (uint32_t k = 0; k < st->cls[cl].objects && k < 256; k += 16)
-        __builtin_prefetch(first + k);
-    do {
-        prev = curr;
-        curr = st->links[curr];
-    } while (++result < n && curr != NIL);
+    if (s->seq_end) { /* Populate's chain: the next n slots, no walk */
+        uint32_t avail = s->seq_end - curr;
+        result = n < avail ? n : avail;
+        prev = curr + result - 1;
+        curr = result == avail ? NIL : curr + result;
+        assert(st->links[prev] == curr);
+    } else {
+        /* the span's links, a few lines in any order: fetch them together */
+        const uint32_t *first = &st->links[(uint64_t)s->chunk << CHUNK_SHIFT];
+        for (uint32_t k = 0; k < st->cls[cl].objects && k < 256; k += 16)
+            __builtin_prefetch(first + k);
+        do {
+            prev = curr;
+            curr = st->links[curr];
+        } while (++result < n && curr != NIL);
+    }
     if (curr == NIL) {
         dll_remove(st->spans, id);
         dll_prepend(st->spans, c->empty, id);
@@ -954,6 +970,7 @@ static void central_populate(tc_state *st, unsigned cl)
         os_touch(st, (off + (uint64_t)k * ci->size_bytes) >> OS_PAGE_SHIFT);
     }
     s->objects = slot0;
+    s->seq_end = slot0 + ci->objects;
     s->refcount = 0;
     dll_prepend(st->spans, st->central[cl].nonempty, id);
     st->central[cl].num_spans++;
