@@ -965,9 +965,17 @@ static void central_populate(tc_state *st, unsigned cl)
     s->chunk = c;
     uint32_t slot0 = c << CHUNK_SHIFT;
     uint64_t off = (uint64_t)s->start << PAGE_SHIFT;
-    for (uint32_t k = 0; k < ci->objects; k++) {
-        st->links[slot0 + k] = k + 1 < ci->objects ? slot0 + k + 1 : NIL;
-        os_touch(st, (off + (uint64_t)k * ci->size_bytes) >> OS_PAGE_SHIFT);
+    for (uint32_t k = 0; k + 1 < ci->objects; k++)
+        st->links[slot0 + k] = slot0 + k + 1;
+    st->links[slot0 + ci->objects - 1] = NIL;
+    if (ci->size_bytes <= ((uint64_t)1 << OS_PAGE_SHIFT)) {
+        /* starts at most a page apart: every page from the first object's
+         * to the last one's holds a start */
+        uint64_t last = off + (uint64_t)(ci->objects - 1) * ci->size_bytes;
+        st->resident_pages += res_set(st, off >> OS_PAGE_SHIFT, (last >> OS_PAGE_SHIFT) + 1);
+    } else {
+        for (uint32_t k = 0; k < ci->objects; k++)
+            os_touch(st, (off + (uint64_t)k * ci->size_bytes) >> OS_PAGE_SHIFT);
     }
     s->objects = slot0;
     s->seq_end = slot0 + ci->objects;
