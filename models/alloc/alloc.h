@@ -141,8 +141,9 @@ typedef struct rs_alloc_ops {
     void (*release)(void *state, uint64_t now_ns);
     void (*stats)(const void *state, rs_alloc_stats *r_stats);
     /* Optional hint: addr will soon be freed.  Stage 0 may fetch what
-     * locates it (a page map entry), stage 1 (later) what that points to.
-     * Never changes state. */
+     * locates it (a page map entry), stage 1 (later) what that points to,
+     * stage 2 (later still) what the free will write beyond that (a free
+     * list's link word, neighbouring records).  Never changes state. */
     void (*prefetch)(const void *state, rs_addr addr, int stage);
 
     /* What makes one allocator special is declared here, never tested by

@@ -1819,7 +1819,7 @@ static void je_prefetch(const void *state, rs_addr addr, int stage)
         return;
     if (stage == 0)
         __builtin_prefetch(&st->pages[p], 1);
-    else if (!st->nhbins && st->pages[p].slab)
+    else if (stage == 1 && !st->nhbins && st->pages[p].slab)
         __builtin_prefetch(&st->words[st->pages[p].owner], 1);
 }
 

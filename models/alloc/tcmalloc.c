@@ -1617,7 +1617,10 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
 }
 
 /* A free is coming (alloc.h): stage 0 fetches the page-map entry and the OS
- * page's live counter, stage 1 the span record the entry names. */
+ * page's live counter, stage 1 the span record the entry names, stage 2
+ * (the record cached by then) the object's link word, which the free
+ * writes, and, when the span has no free object yet (the free moves it to
+ * the nonempty list), its list neighbours' records. */
 static void tc_prefetch(const void *state, rs_addr addr, int stage)
 {
     const tc_state *st = state;
@@ -1627,8 +1630,21 @@ static void tc_prefetch(const void *state, rs_addr addr, int stage)
     if (stage == 0) {
         __builtin_prefetch(&st->pmap[off >> PAGE_SHIFT]);
         __builtin_prefetch(&st->osp[off >> OS_PAGE_SHIFT], 1);
-    } else {
+    } else if (stage == 1) {
         __builtin_prefetch(&st->spans[st->pmap[off >> PAGE_SHIFT]]);
+    } else {
+        const tc_span *s = &st->spans[st->pmap[off >> PAGE_SHIFT]];
+        if (!s->sizeclass || s->chunk == NIL)
+            return;
+        uint64_t rel = off - ((uint64_t)s->start << PAGE_SHIFT);
+        uint64_t idx = (rel * st->cls[s->sizeclass].magic) >> 32;
+        if (idx >= st->cls[s->sizeclass].objects)
+            return; /* a stale hint */
+        __builtin_prefetch(&st->links[((uint64_t)s->chunk << CHUNK_SHIFT) + idx], 1);
+        if (s->objects == NIL) {
+            __builtin_prefetch(&st->spans[s->prev], 1);
+            __builtin_prefetch(&st->spans[s->next], 1);
+        }
     }
 }
 

@@ -6,8 +6,10 @@
  * records for it and the allocator's metadata for its allocations.  Looking
  * RS_LOOKAHEAD victims ahead (when the policy can say which come next) lets
  * those misses overlap: the far victim gets stage 0 (its own records), the
- * middle one stage 1 (what they point to), the next one stage 2.  The list
- * is a hint: a victim that turns out different restarts it.
+ * one two victims nearer stage 1 (what they point to), and so on to stage 3
+ * for the one after the current victim, each stage reading what the one
+ * before fetched.  The list is a hint: a victim that turns out different
+ * restarts it.
  */
 #ifndef RS_LOOKAHEAD_H
 #define RS_LOOKAHEAD_H
@@ -25,7 +27,7 @@ typedef struct rs_lookahead {
 
 /* The victim that would follow id once id is gone, or RS_OID_NONE. */
 typedef rs_oid (*rs_next_victim_fn)(const void *ctx, rs_oid id);
-/* Fetch what evicting id will touch, in stages 0, 1, 2 (see above). */
+/* Fetch what evicting id will touch, in stages 0 to 3 (see above). */
 typedef void (*rs_victim_fetch_fn)(const void *ctx, rs_oid id, int stage);
 
 /* victim is about to be evicted: advance the list past it, refill it with
@@ -45,10 +47,11 @@ static inline void rs_lookahead_step(rs_lookahead *la, rs_oid victim, rs_next_vi
         la->id[la->n++] = id;
         fetch(fetch_ctx, id, 0);
     }
-    if (la->n > RS_LOOKAHEAD / 2)
-        fetch(fetch_ctx, la->id[RS_LOOKAHEAD / 2 - 1], 1);
-    if (la->n > 1)
-        fetch(fetch_ctx, la->id[0], 2);
+    for (int stage = 1; stage <= 3; stage++) { /* stage s at index 7 - 2s: 5, 3, 1 */
+        unsigned i = RS_LOOKAHEAD - 1 - 2 * (unsigned)stage;
+        if (la->n > i)
+            fetch(fetch_ctx, la->id[i], stage);
+    }
 }
 
 #endif

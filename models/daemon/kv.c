@@ -110,7 +110,8 @@ static int over(void *ctx, uint64_t limit)
 
 /* What evicting id touches, by stage (models/cache/lookahead.h): its links
  * and object record, then its key slot and allocator page-map entries,
- * then the allocator's slab blocks. */
+ * then the allocator's slab blocks and span records, then what those lead
+ * to (alloc.h, stage 2). */
 static void trim_prefetch(const void *ctx, rs_oid id, int stage)
 {
     const kv *k = ctx;
@@ -122,7 +123,7 @@ static void trim_prefetch(const void *ctx, rs_oid id, int stage)
         rs_idmap_prefetch(&k->keys, rs_hash64(k->objs.obj[id].key));
         rs_objects_prefetch(&k->objs, id, 1);
     } else {
-        rs_objects_prefetch(&k->objs, id, 2);
+        rs_objects_prefetch(&k->objs, id, stage);
     }
 }
 

@@ -802,7 +802,8 @@ static void release_heap(mds *m, uint64_t now_ns)
 
 /* What expiring dentry id touches, by stage (models/cache/lookahead.h): its
  * object record and allocation addresses; its inode record and the
- * allocator's page-map entries; the allocator's span records. */
+ * allocator's page-map entries; the allocator's span records; the words the
+ * frees will write beyond them (alloc.h, stage 2). */
 static void trim_prefetch(const void *ctx, rs_oid id, int stage)
 {
     const mds *m = ctx;

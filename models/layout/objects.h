@@ -69,8 +69,8 @@ static inline const rs_obj *rs_objects_get(const rs_objects *o, rs_oid id)
 }
 
 /* Hint that object id will soon die: stage 0 fetches its record and
- * address slots, stage 1 its allocations' allocator metadata (stage 0 of
- * the allocator's prefetch), stage 2 the allocator's stage 1. */
+ * address slots, stage s >= 1 its allocations' allocator metadata (stage
+ * s - 1 of the allocator's prefetch, alloc.h). */
 static inline void rs_objects_prefetch(const rs_objects *o, rs_oid id, int stage)
 {
     const rs_addr *slot = &o->addr[(size_t)id * o->max_parts];
