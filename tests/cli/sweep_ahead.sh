@@ -16,7 +16,10 @@ locked() { ! sqlite3 -batch -cmd ".timeout 0" "$1" "BEGIN IMMEDIATE; ROLLBACK;" 
 lock() { # hold the write lock of $1 until unlock
   rm -f "$T/lockin"
   mkfifo "$T/lockin"
-  sqlite3 -batch "$1" < "$T/lockin" >/dev/null 2>&1 &
+  # with a busy timeout: its BEGIN IMMEDIATE may meet a probe of locked()
+  # holding the lock for a moment; without one it failed at once and the
+  # lock was never taken (seen once under load)
+  sqlite3 -batch -cmd ".timeout 10000" "$1" < "$T/lockin" >/dev/null 2>&1 &
   locker=$!
   exec 7>"$T/lockin"
   echo "BEGIN IMMEDIATE;" >&7
