@@ -773,6 +773,14 @@ static uint32_t ph_new(tc_state *st, uint32_t n)
 
 /* ---- object slots ------------------------------------------------------ */
 
+/* The index within small-class span s of the object at offset off (from
+ * BASE_ADDR): exact when off is an object's start (magic = ceil(2^32 / size)). */
+static inline uint32_t span_index(const tc_state *st, const tc_span *s, uint64_t off)
+{
+    uint64_t rel = off - ((uint64_t)s->start << PAGE_SHIFT);
+    return (uint32_t)((rel * st->cls[s->sizeclass].magic) >> 32);
+}
+
 static inline uint64_t slot_offset(const tc_state *st, uint32_t slot, unsigned cl)
 {
     const tc_span *s = &st->spans[st->chunk_span[slot >> CHUNK_SHIFT]];
@@ -1597,9 +1605,8 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
     } else {
         assert(size_class(st, size_bytes) == cl); /* ValidateSizeHint */
         const tc_class_info *ci = &st->cls[cl];
-        uint64_t rel = off - ((uint64_t)s->start << PAGE_SHIFT);
-        uint32_t idx = (uint32_t)((rel * ci->magic) >> 32);
-        assert((uint64_t)idx * ci->size_bytes == rel);
+        uint32_t idx = span_index(st, s, off);
+        assert((uint64_t)idx * ci->size_bytes == off - ((uint64_t)s->start << PAGE_SHIFT));
         uint32_t slot = (s->chunk << CHUNK_SHIFT) + idx;
         live_remove(st, off, size_bytes ? size_bytes : 1);
         st->allocated_bytes -= ci->size_bytes;
@@ -1636,8 +1643,7 @@ static void tc_prefetch(const void *state, rs_addr addr, int stage)
         const tc_span *s = &st->spans[st->pmap[off >> PAGE_SHIFT]];
         if (!s->sizeclass || s->chunk == NIL)
             return;
-        uint64_t rel = off - ((uint64_t)s->start << PAGE_SHIFT);
-        uint64_t idx = (rel * st->cls[s->sizeclass].magic) >> 32;
+        uint32_t idx = span_index(st, s, off);
         if (idx >= st->cls[s->sizeclass].objects)
             return; /* a stale hint */
         __builtin_prefetch(&st->links[((uint64_t)s->chunk << CHUNK_SHIFT) + idx], 1);
