@@ -1187,11 +1187,17 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
         return UINT64_MAX;
     if (got > 1) { /* PushRange(got - 1, next(start), end): next(start) on top */
         uint64_t *stk = fl_stack(t, cl) + fl->length;
-        assert(fl->length + got - 1 <= FL_CAP);
-        uint32_t x = st->links[start];
-        for (uint32_t i = got - 1; i-- > 0; x = st->links[x])
-            stk[i] = slot_offset(st, x, cl);
-        assert(x == NIL);
+        uint32_t slot[TRANSFER_NUM_OBJ], n = 0;
+        assert(fl->length + got - 1 <= FL_CAP && got <= TRANSFER_NUM_OBJ);
+        for (uint32_t x = st->links[start]; x != NIL; x = st->links[x]) { /* owners a pass ahead */
+            slot[n++] = x;
+            __builtin_prefetch(&st->chunk_span[x >> CHUNK_SHIFT]);
+        }
+        assert(n == got - 1);
+        for (uint32_t i = 0; i < n; i++)
+            __builtin_prefetch(&st->spans[st->chunk_span[slot[i] >> CHUNK_SHIFT]]);
+        for (uint32_t i = 0; i < n; i++)
+            stk[n - 1 - i] = slot_offset(st, slot[i], cl);
         t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
         fl->length += got - 1;
     }
