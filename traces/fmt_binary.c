@@ -126,6 +126,10 @@ static int bin_next_slow(rs_trace *tr, rs_rec *r_rec, rs_err *err)
 static int bin_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
 {
     if (RS_LIKELY(tr->len - tr->pos >= BIN_REC_BYTES)) {
+        /* the window was filled up to 1 MiB of records ago, and a replay's
+         * tables have evicted it since: fetch a few records ahead (past the
+         * window's end a prefetch is a no-op) */
+        __builtin_prefetch(tr->buf + tr->pos + 8 * BIN_REC_BYTES);
         decode(tr->buf + tr->pos, r_rec);
         if (RS_LIKELY(rs_rec_fault(tr->op_class, tr->prev_t_ns, r_rec) == RS_REC_OK)) {
             tr->pos += BIN_REC_BYTES;
