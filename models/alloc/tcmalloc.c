@@ -43,8 +43,8 @@
  * per object slot of a live small span a 4-byte link (slots come in chunks
  * of 16 per span, a 4-byte owner per chunk: a span of a large class has only
  * a few objects, so bigger chunks would mostly hold unused slots); per
- * thread cache the address space of its lists' stacks (85 x 8193 x 8 B,
- * touched only as deep as the lists grow).  No per-allocation table: frees
+ * thread cache 8 bytes per object its lists can hold (tc_freelist: 34 per
+ * class at first, growing with max_length).  No per-allocation table: frees
  * are sized (the size names the class) and the page map finds the span.
  * free() never allocates host memory; alloc() reserves what the slow path
  * may need before changing anything, so a host allocation failure leaves
@@ -74,7 +74,8 @@ enum {
     INIT_TRANSFER_SLOTS = 16,        /* CentralFreeList::Init cache_size_ */
     MAX_OVERAGES = 3,                /* kMaxOverages */
     MAX_DYNAMIC_FREELIST = 8192,     /* kMaxDynamicFreeListLength */
-    FL_CAP = MAX_DYNAMIC_FREELIST + 1, /* model: a thread cache list's stack (tc_freelist) */
+    FL_CAP = MAX_DYNAMIC_FREELIST + 1, /* model: a thread cache list's stack, at most (tc_freelist) */
+    FL_INIT = TRANSFER_NUM_OBJ + 2,    /* model: ... and at first (> batch + 1) */
     STEAL_TRIES = 10,                /* IncreaseCacheLimitLocked */
     CHUNK_SHIFT = 4,                 /* model: object slots per chunk = 16 */
     STARTUP_OBJECTS = 3,             /* create: the library's own start-up objects */
@@ -226,18 +227,23 @@ typedef struct tc_central {
 
 /* A thread cache's free list of one class.  gperftools threads it through
  * the objects (SLL); the model keeps the same list as a stack of the
- * objects' offsets, the head on top (tc_thread.offs), which behaves
+ * objects' offsets, the head on top (stk[length - 1]), which behaves
  * identically (push, pop, PopRange from the head, PushRange in front) and
  * lets a pop know its object's address without the slot -> span -> offset
  * lookups, and the next pop's a pop ahead (tc_alloc prefetches its page's
- * counters).  A list never holds more than max_length + 1 <=
- * MAX_DYNAMIC_FREELIST + 1 objects (tc_deallocate releases past
- * max_length; it is filled only when empty), so each stack has that room. */
+ * counters).  A list never holds more than max_length + 1 objects
+ * (tc_deallocate releases past max_length; it is filled only when empty):
+ * a stack starts with room for max_length <= batch, and grows (at most to
+ * MAX_DYNAMIC_FREELIST + 1) before max_length does past it, in
+ * tc_fetch_from_central, on the allocation path, which may fail; a free
+ * never needs more room. */
 typedef struct tc_freelist {
+    uint64_t *stk;          /* [cap] */
     uint32_t length;
     uint32_t lowater;
     uint32_t max_length;
     uint32_t overages;
+    uint32_t cap;
 } tc_freelist;
 
 typedef struct tc_thread {
@@ -245,7 +251,6 @@ typedef struct tc_thread {
     int64_t max_size_bytes; /* max_size_ */
     uint32_t next;          /* thread_heaps_ list (newest first) */
     uint32_t id;            /* the simulator's thread id */
-    uint64_t *offs;         /* [nclasses * FL_CAP]: list cl's stack at cl * FL_CAP */
     tc_freelist list[RS_TC_CLASS_MAX];
 } tc_thread;
 
@@ -1048,7 +1053,33 @@ static inline uint32_t off_slot(const tc_state *st, uint64_t off)
 
 static inline uint64_t *fl_stack(const tc_thread *t, unsigned cl)
 {
-    return t->offs + (size_t)cl * FL_CAP;
+    return t->list[cl].stk;
+}
+
+/* Room for need objects in fl's stack; -1 (nothing changed) when the
+ * simulator is out of memory. */
+static int fl_reserve(tc_freelist *fl, uint32_t need)
+{
+    if (need <= fl->cap)
+        return 0;
+    assert(need <= FL_CAP);
+    uint32_t cap = fl->cap * 2 > FL_CAP ? FL_CAP : fl->cap * 2;
+    if (cap < need)
+        cap = need;
+    uint64_t *p = realloc(fl->stk, (size_t)cap * sizeof *p);
+    if (!p)
+        return -1;
+    fl->stk = p;
+    fl->cap = cap;
+    return 0;
+}
+
+/* The longest a list can become once its max_length has grown by a fetch
+ * (tc_fetch_from_central's rule), plus the one push past it. */
+static uint32_t fl_room_after_fetch(const tc_freelist *fl, uint32_t batch)
+{
+    uint32_t len = fl->max_length < batch ? fl->max_length + 1 : fl->max_length + batch;
+    return (len > MAX_DYNAMIC_FREELIST ? MAX_DYNAMIC_FREELIST : len) + 1;
 }
 
 /* PopRange: the list's first n objects (n <= the class's batch) become the
@@ -1163,7 +1194,7 @@ static void tc_deallocate(tc_state *st, uint32_t h, uint64_t off, unsigned cl)
 {
     tc_thread *t = &st->threads[h];
     tc_freelist *fl = &t->list[cl];
-    assert(fl->length < FL_CAP);
+    assert(fl->length < fl->cap);
     fl_stack(t, cl)[fl->length] = off; /* Push: the new head */
     if (++fl->length > fl->max_length) {
         tc_list_too_long(st, h, cl);
@@ -1182,13 +1213,18 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
     tc_freelist *fl = &t->list[cl];
     uint32_t batch = st->cls[cl].batch;
     uint32_t num = fl->max_length < batch ? fl->max_length : batch, start, end;
+    uint32_t room = fl_room_after_fetch(fl, batch);
+    if (room < fl->length + num)
+        room = fl->length + num;
+    if (fl_reserve(fl, room))
+        return UINT64_MAX;
     uint32_t got = central_remove_range(st, cl, num, &start, &end);
     if (got == 0)
         return UINT64_MAX;
     if (got > 1) { /* PushRange(got - 1, next(start), end): next(start) on top */
         uint64_t *stk = fl_stack(t, cl) + fl->length;
         uint32_t slot[TRANSFER_NUM_OBJ], n = 0;
-        assert(fl->length + got - 1 <= FL_CAP && got <= TRANSFER_NUM_OBJ);
+        assert(fl->length + got - 1 <= fl->cap && got <= TRANSFER_NUM_OBJ);
         for (uint32_t x = st->links[start]; x != NIL; x = st->links[x]) { /* owners a pass ahead */
             slot[n++] = x;
             __builtin_prefetch(&st->chunk_span[x >> CHUNK_SHIFT]);
@@ -1231,15 +1267,17 @@ static uint32_t thread_create(tc_state *st, uint32_t thread)
         st->thread_index[i] = NIL;
     if (grow((void **)&st->threads, &st->threads_cap, (uint64_t)st->nthreads + 1, sizeof *st->threads, 4))
         return NIL;
-    /* the lists' stacks: address space for the longest lists, touched only
-     * as deep as the lists grow (malloc, so on small pages) */
-    uint64_t *offs = malloc((size_t)st->nclasses * FL_CAP * sizeof *offs);
-    if (!offs)
-        return NIL;
-    uint32_t h = st->nthreads++;
-    tc_thread *t = &st->threads[h];
+    tc_thread *t = &st->threads[st->nthreads];
     memset(t, 0, sizeof *t);
-    t->offs = offs;
+    for (unsigned cl = 1; cl < st->nclasses; cl++) { /* the lists' stacks */
+        t->list[cl] = (tc_freelist){.max_length = 1, .cap = FL_INIT};
+        if (!(t->list[cl].stk = malloc(FL_INIT * sizeof(uint64_t)))) {
+            while (--cl > 0)
+                free(t->list[cl].stk);
+            return NIL;
+        }
+    }
+    uint32_t h = st->nthreads++;
     t->next = NIL;
     t->id = thread;
     tc_increase_cache_limit(st, h);
@@ -1247,8 +1285,6 @@ static uint32_t thread_create(tc_state *st, uint32_t thread)
         t->max_size_bytes = MIN_THREAD_CACHE;
         st->unclaimed_cache_space -= MIN_THREAD_CACHE;
     }
-    for (unsigned cl = 0; cl < RS_TC_CLASS_MAX; cl++)
-        t->list[cl] = (tc_freelist){.max_length = 1};
     t->next = st->thread_heaps;
     if (st->thread_heaps == NIL)
         st->next_memory_steal = h;
@@ -1372,7 +1408,8 @@ static void destroy(void *state)
     rs_mem_free(st->links);
     rs_mem_free(st->chunk_span);
     for (uint32_t h = 0; h < st->nthreads; h++)
-        free(st->threads[h].offs);
+        for (unsigned cl = 1; cl < st->nclasses; cl++)
+            free(st->threads[h].list[cl].stk);
     rs_mem_free(st->threads);
     rs_mem_free(st->thread_index);
     free(st);
@@ -1814,6 +1851,15 @@ int rs_tc_central(const void *state, unsigned cl, uint64_t *r_free_objects,
     return 0;
 }
 
+static uint64_t fl_stack_bytes(const tc_state *st)
+{
+    uint64_t n = 0;
+    for (uint32_t h = 0; h < st->nthreads; h++)
+        for (unsigned cl = 1; cl < st->nclasses; cl++)
+            n += st->threads[h].list[cl].cap;
+    return n * sizeof(uint64_t);
+}
+
 uint64_t rs_tc_footprint_bytes(const void *state)
 {
     const tc_state *st = state;
@@ -1822,7 +1868,7 @@ uint64_t rs_tc_footprint_bytes(const void *state)
            (uint64_t)st->spans_cap * (sizeof *st->spans + 2 * sizeof(uint64_t)) +
            (uint64_t)st->chunks_cap * (sizeof *st->chunk_span + ((size_t)1 << CHUNK_SHIFT) * sizeof *st->links) +
            (uint64_t)st->threads_cap * sizeof *st->threads +
-           (uint64_t)st->nthreads * st->nclasses * FL_CAP * sizeof(uint64_t) +
+           fl_stack_bytes(st) +
            (uint64_t)st->thread_index_cap * sizeof *st->thread_index;
 }
 
@@ -1898,7 +1944,7 @@ int rs_tc_audit(const void *state, rs_err *err)
         int64_t bytes = 0;
         for (unsigned cl = 1; cl < st->nclasses; cl++) {
             uint64_t n = t->list[cl].length;
-            if (n > FL_CAP || mark_stack(st, is_free, fl_stack(t, cl), (uint32_t)n, cl))
+            if (n > t->list[cl].cap || mark_stack(st, is_free, fl_stack(t, cl), (uint32_t)n, cl))
                 AUDIT_FAIL("thread %u class %u: free list broken", h, cl);
             if (t->list[cl].lowater > t->list[cl].length || t->list[cl].max_length == 0)
                 AUDIT_FAIL("thread %u class %u: lowater/max_length wrong", h, cl);
