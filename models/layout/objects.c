@@ -7,6 +7,8 @@
 #include "../../sim/base/mem.h"
 
 #define FREE_SLOT UINT32_MAX
+#define WINDOW_BITS 43 /* a packed slot's 40 bits, in units of 8 bytes */
+#define SLACK 8        /* bytes past the last slot: rs_objects_slot may read 8 */
 
 int rs_objects_init(rs_objects *o, const rs_layout_ops *layout, const rs_config *cfg,
                     rs_alloc *alloc, rs_err *err)
@@ -23,6 +25,7 @@ int rs_objects_init(rs_objects *o, const rs_layout_ops *layout, const rs_config 
     o->alloc = alloc;
     o->max_parts = o->layout.ops->max_parts;
     o->free_head = FREE_SLOT;
+    o->addr_bytes = 5;
     return 0;
 }
 
@@ -45,11 +48,54 @@ static int grow(rs_objects *o, rs_err *err)
     if (!obj)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
     o->obj = obj;
-    rs_addr *addr = rs_mem_realloc(o->addr, (size_t)cap * o->max_parts * sizeof *addr);
+    uint8_t *addr = rs_mem_realloc(o->addr, (size_t)cap * o->max_parts * o->addr_bytes + SLACK);
     if (!addr)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
     o->addr = addr;
     o->cap = cap;
+    return 0;
+}
+
+/* Whether a fits a packed slot (0 always does). */
+static int packs(rs_objects *o, rs_addr a)
+{
+    if (!a)
+        return 1;
+    if (!o->addr_window_set) {
+        o->addr_window = a & ~(((uint64_t)1 << WINDOW_BITS) - 1);
+        o->addr_window_set = 1;
+    }
+    return (a & 7) == 0 && a >= o->addr_window && a - o->addr_window < ((uint64_t)1 << WINDOW_BITS) - 8;
+}
+
+/* From 5-byte to 8-byte slots, every slot the table has: in place from the
+ * end, after the array grew.  RS_ENOMEM with nothing changed. */
+static int widen(rs_objects *o, rs_err *err)
+{
+    size_t n = (size_t)o->cap * o->max_parts;
+    uint8_t *addr = n ? rs_mem_realloc(o->addr, n * 8 + SLACK) : o->addr;
+    if (n && !addr)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %u objects' addresses", o->cap);
+    o->addr = addr;
+    for (size_t i = n; i-- > 0;) { /* slot i moves from 5 i to 8 i: never over one not yet read */
+        rs_addr a = rs_objects_slot(o, i);
+        for (unsigned b = 0; b < 8; b++)
+            addr[i * 8 + b] = (uint8_t)(a >> (8 * b));
+    }
+    o->addr_bytes = 8;
+    return 0;
+}
+
+/* Slot i holds a; RS_ENOMEM when the table had to widen and could not. */
+static int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
+{
+    int rc;
+    if (o->addr_bytes == 5 && !packs(o, a) && (rc = widen(o, err)))
+        return rc;
+    uint8_t *p = o->addr + i * o->addr_bytes;
+    uint64_t v = o->addr_bytes == 5 && a ? ((a - o->addr_window) >> 3) + 1 : a;
+    for (unsigned b = 0; b < o->addr_bytes; b++)
+        p[b] = (uint8_t)(v >> (8 * b));
     return 0;
 }
 
@@ -84,25 +130,29 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
         o->free_head = (uint32_t)o->obj[id].key;
         if (o->free_head != FREE_SLOT) { /* the next insert's records, fetched long before it */
             __builtin_prefetch(&o->obj[o->free_head], 1);
-            __builtin_prefetch(&o->addr[(size_t)o->free_head * o->max_parts], 1);
+            __builtin_prefetch(o->addr + (size_t)o->free_head * o->max_parts * o->addr_bytes, 1);
         }
     } else {
         if (o->n_used == o->cap && (rc = grow(o, err)))
             return rc;
         id = o->n_used++;
     }
-    rs_addr *slot = &o->addr[(size_t)id * o->max_parts];
+    size_t first = (size_t)id * o->max_parts;
     for (unsigned i = 0; i < n; i++) {
-        slot[i] = o->alloc->ops->alloc(o->alloc->state, parts[i].size_bytes, thread, now_ns);
-        if (!slot[i]) {
+        rs_addr a = o->alloc->ops->alloc(o->alloc->state, parts[i].size_bytes, thread, now_ns);
+        rc = a ? slot_put(o, first + i, a, err) : rs_alloc_fail_full(o->alloc, err);
+        if (rc) {
+            if (a) /* made, but its address could not be kept */
+                o->alloc->ops->free(o->alloc->state, a, parts[i].size_bytes, thread, now_ns);
             while (i-- > 0) { /* undo the parts already made */
-                o->alloc->ops->free(o->alloc->state, slot[i], parts[i].size_bytes, thread, now_ns);
+                o->alloc->ops->free(o->alloc->state, rs_objects_slot(o, first + i), parts[i].size_bytes,
+                                    thread, now_ns);
                 if (!parts[i].tracked)
                     o->untracked_bytes -= parts[i].size_bytes;
             }
             o->obj[id] = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
             o->free_head = id;
-            return rs_alloc_fail_full(o->alloc, err);
+            return rc;
         }
         if (parts[i].tracked)
             accounted += parts[i].size_bytes;
@@ -113,7 +163,7 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
     if (r_accounted)
         *r_accounted = accounted;
     for (unsigned i = n; i < o->max_parts; i++)
-        slot[i] = 0;
+        slot_put(o, first + i, 0, err); /* 0 always fits: cannot fail */
     o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
     o->live_count++;
     *r_id = id;
@@ -137,10 +187,11 @@ uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_
     rs_obj *ob = &o->obj[id];
     uint64_t accounted = 0;
     unsigned n = o->layout.ops->parts(o->layout.state, ob->bytes, ob->aux, parts);
-    rs_addr *slot = &o->addr[(size_t)id * o->max_parts];
+    size_t first = (size_t)id * o->max_parts;
 
     for (unsigned i = 0; i < n; i++) {
-        o->alloc->ops->free(o->alloc->state, slot[i], parts[i].size_bytes, thread, now_ns);
+        o->alloc->ops->free(o->alloc->state, rs_objects_slot(o, first + i), parts[i].size_bytes, thread,
+                            now_ns);
         if (parts[i].tracked)
             accounted += parts[i].size_bytes;
         else

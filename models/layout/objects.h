@@ -4,13 +4,22 @@
  * This is where "object born / object dies" (a cache policy's event) becomes
  * alloc(size) / free(addr): an object's parts come from the layout, each
  * part is allocated from the run's allocator, and the addresses are kept in
- * a flat array (max_parts slots per object, 8 bytes each).  Tracked parts add
- * to accounted_bytes, untracked ones to untracked_bytes.
+ * a flat array (max_parts slots per object).  Tracked parts add to
+ * accounted_bytes, untracked ones to untracked_bytes.
+ *
+ * A slot takes 5 bytes while every address the table has held is a multiple
+ * of 8 within one 8 TiB window (the window of the first address): it holds
+ * ((addr - window) >> 3) + 1, 0 for no address.  The allocator models' heaps
+ * lie in one window each (tcmalloc's from 2^40, jemalloc's from 2^44, the
+ * ideal allocator's from 4 KiB) unless glibc's mmapped chunks (from 2^46)
+ * join its heap (from 2^28); the first address that does not fit turns the
+ * table into 8-byte slots, once, and the run goes on the same.  An MDS
+ * object's seven slots take 35 bytes instead of 56.
  *
  * Objects are dense rs_oid indices; freed indices are reused (LIFO, the free
  * list threaded through the free records' key field), so the arrays stay as
  * large as the peak number of live objects.  Per object the table costs 16
- * bytes plus 8 per part slot.
+ * bytes plus 5 (or 8) per part slot.
  */
 #ifndef RS_OBJECTS_H
 #define RS_OBJECTS_H
@@ -32,7 +41,10 @@ typedef struct rs_objects {
     rs_alloc *alloc;
     unsigned max_parts;
     rs_obj *obj;      /* [cap] */
-    rs_addr *addr;    /* [cap * max_parts] */
+    uint8_t *addr;    /* [cap * max_parts] slots of addr_bytes, and 8 bytes of slack */
+    unsigned addr_bytes; /* 5 (packed, see above) or 8 */
+    int addr_window_set; /* addr_window is the first address's window */
+    uint64_t addr_window;
     uint32_t free_head; /* first reusable id (its key holds the next), or UINT32_MAX */
     uint32_t n_used;  /* ids handed out so far (high-water mark) */
     uint32_t cap;
@@ -68,22 +80,37 @@ static inline const rs_obj *rs_objects_get(const rs_objects *o, rs_oid id)
     return &o->obj[id];
 }
 
+/* The address in slot i (id * max_parts + part), 0 for none. */
+static inline rs_addr rs_objects_slot(const rs_objects *o, size_t i)
+{
+    const uint8_t *p = o->addr + i * o->addr_bytes;
+    uint64_t v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+                 (uint64_t)p[4] << 32;
+    if (o->addr_bytes == 5)
+        return v ? o->addr_window + ((v - 1) << 3) : 0;
+    return v | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
 /* Hint that object id will soon die: stage 0 fetches its record and
  * address slots, stage s >= 1 its allocations' allocator metadata (stage
  * s - 1 of the allocator's prefetch, alloc.h). */
 static inline void rs_objects_prefetch(const rs_objects *o, rs_oid id, int stage)
 {
-    const rs_addr *slot = &o->addr[(size_t)id * o->max_parts];
+    size_t first = (size_t)id * o->max_parts;
     if (stage == 0) {
+        const uint8_t *p = o->addr + first * o->addr_bytes;
         __builtin_prefetch(&o->obj[id]);
-        __builtin_prefetch(slot);
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + o->max_parts * o->addr_bytes - 1); /* the slots may cross a line */
         return;
     }
     if (!o->alloc->ops->prefetch)
         return;
-    for (unsigned i = 0; i < o->max_parts; i++)
-        if (slot[i])
-            o->alloc->ops->prefetch(o->alloc->state, slot[i], stage - 1);
+    for (unsigned i = 0; i < o->max_parts; i++) {
+        rs_addr a = rs_objects_slot(o, first + i);
+        if (a)
+            o->alloc->ops->prefetch(o->alloc->state, a, stage - 1);
+    }
 }
 
 #endif
