@@ -87,15 +87,18 @@ static int widen(rs_objects *o, rs_err *err)
 }
 
 /* Slot i holds a; RS_ENOMEM when the table had to widen and could not. */
-static int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
+static inline int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
 {
     int rc;
     if (o->addr_bytes == 5 && !packs(o, a) && (rc = widen(o, err)))
         return rc;
-    uint8_t *p = o->addr + i * o->addr_bytes;
-    uint64_t v = o->addr_bytes == 5 && a ? ((a - o->addr_window) >> 3) + 1 : a;
-    for (unsigned b = 0; b < o->addr_bytes; b++)
-        p[b] = (uint8_t)(v >> (8 * b));
+    unsigned nb = o->addr_bytes; /* in locals: the byte stores below may alias o */
+    uint8_t *p = o->addr + i * nb;
+    uint64_t v = nb == 5 && a ? ((a - o->addr_window) >> 3) + 1 : a;
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24),
+    p[4] = (uint8_t)(v >> 32);
+    if (nb == 8)
+        p[5] = (uint8_t)(v >> 40), p[6] = (uint8_t)(v >> 48), p[7] = (uint8_t)(v >> 56);
     return 0;
 }
 
