@@ -8,7 +8,6 @@
 
 #define FREE_SLOT UINT32_MAX
 #define WINDOW_BITS 43 /* a packed slot's 40 bits, in units of 8 bytes */
-#define SLACK 8        /* bytes past the last slot: rs_objects_slot may read 8 */
 
 int rs_objects_init(rs_objects *o, const rs_layout_ops *layout, const rs_config *cfg,
                     rs_alloc *alloc, rs_err *err)
@@ -48,7 +47,7 @@ static int grow(rs_objects *o, rs_err *err)
     if (!obj)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
     o->obj = obj;
-    uint8_t *addr = rs_mem_realloc(o->addr, (size_t)cap * o->max_parts * o->addr_bytes + SLACK);
+    uint8_t *addr = rs_mem_realloc(o->addr, (size_t)cap * o->max_parts * o->addr_bytes);
     if (!addr)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects", cap);
     o->addr = addr;
@@ -73,7 +72,7 @@ static int packs(rs_objects *o, rs_addr a)
 static int widen(rs_objects *o, rs_err *err)
 {
     size_t n = (size_t)o->cap * o->max_parts;
-    uint8_t *addr = n ? rs_mem_realloc(o->addr, n * 8 + SLACK) : o->addr;
+    uint8_t *addr = n ? rs_mem_realloc(o->addr, n * 8) : o->addr;
     if (n && !addr)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects' addresses", o->cap);
     o->addr = addr;

@@ -41,7 +41,7 @@ typedef struct rs_objects {
     rs_alloc *alloc;
     unsigned max_parts;
     rs_obj *obj;      /* [cap] */
-    uint8_t *addr;    /* [cap * max_parts] slots of addr_bytes, and 8 bytes of slack */
+    uint8_t *addr;    /* [cap * max_parts] slots of addr_bytes each */
     unsigned addr_bytes; /* 5 (packed, see above) or 8 */
     int addr_window_set; /* addr_window is the first address's window */
     uint64_t addr_window;
