@@ -1051,11 +1051,6 @@ static inline uint32_t off_slot(const tc_state *st, uint64_t off)
     return (s->chunk << CHUNK_SHIFT) + span_index(st, s, off);
 }
 
-static inline uint64_t *fl_stack(const tc_thread *t, unsigned cl)
-{
-    return t->list[cl].stk;
-}
-
 /* Room for need objects in fl's stack; -1 (nothing changed) when the
  * simulator is out of memory. */
 static int fl_reserve(tc_freelist *fl, uint32_t need)
@@ -1074,29 +1069,31 @@ static int fl_reserve(tc_freelist *fl, uint32_t need)
     return 0;
 }
 
-/* The longest a list can become once its max_length has grown by a fetch
- * (tc_fetch_from_central's rule), plus the one push past it. */
-static uint32_t fl_room_after_fetch(const tc_freelist *fl, uint32_t batch)
+/* FetchFromCentralCache's new max_length: +1 below batch (slow start),
+ * then + batch up to MAX_DYNAMIC_FREELIST, a multiple of batch. */
+static uint32_t fl_max_after_fetch(const tc_freelist *fl, uint32_t batch)
 {
-    uint32_t len = fl->max_length < batch ? fl->max_length + 1 : fl->max_length + batch;
-    return (len > MAX_DYNAMIC_FREELIST ? MAX_DYNAMIC_FREELIST : len) + 1;
+    if (fl->max_length < batch)
+        return fl->max_length + 1;
+    uint32_t len = fl->max_length + batch;
+    if (len > MAX_DYNAMIC_FREELIST)
+        len = MAX_DYNAMIC_FREELIST;
+    return len - len % batch;
 }
 
 /* PopRange: the list's first n objects (n <= the class's batch) become the
  * chain start..end, threaded through their link words as gperftools has
  * them.  Their page-map entries, then span records, then link words are
  * fetched a pass ahead, so the misses overlap. */
-static void fl_pop_range(tc_state *st, tc_thread *t, unsigned cl, uint32_t n, uint32_t *r_start,
-                         uint32_t *r_end)
+static void fl_pop_range(tc_state *st, tc_freelist *fl, uint32_t n, uint32_t *r_start, uint32_t *r_end)
 {
-    tc_freelist *fl = &t->list[cl];
     uint32_t slot[TRANSFER_NUM_OBJ];
     if (n == 0) {
         *r_start = *r_end = NIL;
         return;
     }
     assert(n <= TRANSFER_NUM_OBJ && n <= fl->length);
-    const uint64_t *top = fl_stack(t, cl) + fl->length; /* top[-1] is the head */
+    const uint64_t *top = fl->stk + fl->length; /* top[-1] is the head */
     for (uint32_t i = 1; i <= n; i++)
         __builtin_prefetch(&st->pmap[top[-(ptrdiff_t)i] >> PAGE_SHIFT]);
     for (uint32_t i = 1; i <= n; i++)
@@ -1123,11 +1120,11 @@ static void tc_release_to_central(tc_state *st, tc_thread *t, unsigned cl, uint3
     int64_t delta = (int64_t)n * st->cls[cl].size_bytes;
     uint32_t batch = st->cls[cl].batch, head, tail;
     while (n > batch) {
-        fl_pop_range(st, t, cl, batch, &head, &tail);
+        fl_pop_range(st, fl, batch, &head, &tail);
         central_insert_range(st, cl, head, tail, batch);
         n -= batch;
     }
-    fl_pop_range(st, t, cl, n, &head, &tail);
+    fl_pop_range(st, fl, n, &head, &tail);
     central_insert_range(st, cl, head, tail, n);
     t->size_bytes -= delta;
 }
@@ -1195,7 +1192,7 @@ static void tc_deallocate(tc_state *st, uint32_t h, uint64_t off, unsigned cl)
     tc_thread *t = &st->threads[h];
     tc_freelist *fl = &t->list[cl];
     assert(fl->length < fl->cap);
-    fl_stack(t, cl)[fl->length] = off; /* Push: the new head */
+    fl->stk[fl->length] = off; /* Push: the new head */
     if (++fl->length > fl->max_length) {
         tc_list_too_long(st, h, cl);
         return;
@@ -1213,23 +1210,24 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
     tc_freelist *fl = &t->list[cl];
     uint32_t batch = st->cls[cl].batch;
     uint32_t num = fl->max_length < batch ? fl->max_length : batch, start, end;
-    uint32_t room = fl_room_after_fetch(fl, batch);
-    if (room < fl->length + num)
-        room = fl->length + num;
+    uint32_t max_after = fl_max_after_fetch(fl, batch);
+    /* room for what this fetch pushes, and for the longest the list may
+     * then grow before the next fetch: max_after and one push past it */
+    uint32_t room = fl->length + num > max_after + 1 ? fl->length + num : max_after + 1;
     if (fl_reserve(fl, room))
         return UINT64_MAX;
     uint32_t got = central_remove_range(st, cl, num, &start, &end);
     if (got == 0)
         return UINT64_MAX;
     if (got > 1) { /* PushRange(got - 1, next(start), end): next(start) on top */
-        uint64_t *stk = fl_stack(t, cl) + fl->length;
+        uint64_t *stk = fl->stk + fl->length;
         uint32_t slot[TRANSFER_NUM_OBJ], n = 0;
         assert(fl->length + got - 1 <= fl->cap && got <= TRANSFER_NUM_OBJ);
         for (uint32_t x = st->links[start]; x != NIL; x = st->links[x]) { /* owners a pass ahead */
             slot[n++] = x;
             __builtin_prefetch(&st->chunk_span[x >> CHUNK_SHIFT]);
         }
-        assert(n == got - 1);
+        assert(n == got - 1 && slot[n - 1] == end);
         for (uint32_t i = 0; i < n; i++)
             __builtin_prefetch(&st->spans[st->chunk_span[slot[i] >> CHUNK_SHIFT]]);
         for (uint32_t i = 0; i < n; i++)
@@ -1237,15 +1235,7 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
         t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
         fl->length += got - 1;
     }
-    (void)end;
-    if (fl->max_length < batch) {
-        fl->max_length++;
-    } else {
-        uint32_t len = fl->max_length + batch;
-        if (len > MAX_DYNAMIC_FREELIST)
-            len = MAX_DYNAMIC_FREELIST;
-        fl->max_length = len - len % batch;
-    }
+    fl->max_length = max_after;
     return slot_offset(st, start, cl);
 }
 
@@ -1622,7 +1612,7 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
         tc_thread *t = &st->threads[h];
         tc_freelist *fl = &t->list[cl];
         if (fl->length) { /* Pop */
-            const uint64_t *stk = fl_stack(t, cl);
+            const uint64_t *stk = fl->stk;
             off = stk[--fl->length];
             if (fl->length) { /* the next pop's page counters */
                 uint64_t q = stk[fl->length - 1] >> OS_PAGE_SHIFT;
@@ -1945,7 +1935,7 @@ int rs_tc_audit(const void *state, rs_err *err)
         int64_t bytes = 0;
         for (unsigned cl = 1; cl < st->nclasses; cl++) {
             uint64_t n = t->list[cl].length;
-            if (n > t->list[cl].cap || mark_stack(st, is_free, fl_stack(t, cl), (uint32_t)n, cl))
+            if (n > t->list[cl].cap || mark_stack(st, is_free, t->list[cl].stk, (uint32_t)n, cl))
                 AUDIT_FAIL("thread %u class %u: free list broken", h, cl);
             if (t->list[cl].lowater > t->list[cl].length || t->list[cl].max_length == 0)
                 AUDIT_FAIL("thread %u class %u: lowater/max_length wrong", h, cl);
