@@ -208,8 +208,9 @@ typedef struct tc_span {
         uint32_t nresident; /* free spans: resident OS pages */
         /* in-use small-class span whose free chain is still the one
          * Populate laid (objects, objects + 1, ..., seq_end - 1, no object
-         * returned since): seq_end; 0 otherwise.  A fetch then knows the
-         * chain without walking it. */
+         * returned since): seq_end; 0 otherwise.  That chain's link words
+         * are not written (seq_materialize writes them when an object
+         * comes back), so a fetch neither walks nor writes them. */
         uint32_t seq_end;
     };
     uint16_t refcount;   /* objects handed out of the span */
@@ -466,20 +467,31 @@ static void os_touch(tc_state *st, uint64_t q)
 
 /* A live small-class object occupies [off, off + bytes) (offsets from
  * BASE_ADDR): a page or two, counted page by page. */
-static void live_add(tc_state *st, uint64_t off, uint64_t bytes)
+static __attribute__((noinline)) void live_add_pages(tc_state *st, uint64_t q0, uint64_t last)
 {
-    uint64_t q0 = off >> OS_PAGE_SHIFT, q1 = ((off + bytes - 1) >> OS_PAGE_SHIFT) + 1, fresh = 0;
-    if (q1 == q0 + 1) /* most objects: one page */
-        os_touch(st, q0);
-    else
-        st->resident_pages += res_set(st, q0, q1);
-    for (uint64_t q = q0; q < q1; q++) {
+    uint64_t fresh = 0;
+    st->resident_pages += res_set(st, q0, last + 1);
+    for (uint64_t q = q0; q <= last; q++) {
         uint16_t v = st->osp[q];
         fresh += !v;
         assert(v < OS_LIVE_MASK);
         st->osp[q] = (uint16_t)(v + 1);
     }
     st->active_pages += fresh;
+}
+
+static inline void live_add(tc_state *st, uint64_t off, uint64_t bytes)
+{
+    uint64_t q0 = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT;
+    if (q0 != last) {
+        live_add_pages(st, q0, last);
+        return;
+    }
+    uint16_t v = st->osp[q0]; /* most objects: one page */
+    assert(v < OS_LIVE_MASK);
+    os_touch(st, q0);
+    st->osp[q0] = (uint16_t)(v + 1);
+    st->active_pages += !v;
 }
 
 static void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
@@ -831,6 +843,18 @@ static void chunks_put(tc_state *st, unsigned cl, uint32_t c)
 
 /* ---- central free lists (central_freelist.cc) -------------------------- */
 
+/* The pristine chain of span s (objects, ..., seq_end - 1), written into
+ * the link words it has skipped so far: from here on s's chain is walked. */
+static void seq_materialize(tc_state *st, tc_span *s)
+{
+    if (s->objects != NIL) {
+        for (uint32_t k = s->objects; k + 1 < s->seq_end; k++)
+            st->links[k] = k + 1;
+        st->links[s->seq_end - 1] = NIL;
+    }
+    s->seq_end = 0;
+}
+
 static void central_release_to_spans(tc_state *st, unsigned cl, uint32_t slot)
 {
     tc_central *c = &st->central[cl];
@@ -851,9 +875,10 @@ static void central_release_to_spans(tc_state *st, unsigned cl, uint32_t slot)
         s->objects = NIL;
         ph_delete(st, id);
     } else {
+        if (s->seq_end)
+            seq_materialize(st, s);
         st->links[slot] = s->objects;
         s->objects = slot;
-        s->seq_end = 0;
     }
 }
 
@@ -945,12 +970,13 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
     tc_span *s = &st->spans[id];
     uint32_t result = 0, prev, curr = s->objects;
     assert(curr != NIL);
-    if (s->seq_end) { /* Populate's chain: the next n slots, no walk */
+    if (s->seq_end) { /* Populate's chain: the next n slots, no walk; their links written here */
         uint32_t avail = s->seq_end - curr;
         result = n < avail ? n : avail;
         prev = curr + result - 1;
+        for (uint32_t k = curr; k < prev; k++)
+            st->links[k] = k + 1;
         curr = result == avail ? NIL : curr + result;
-        assert(st->links[prev] == curr);
     } else {
         /* the span's links, a few lines in any order: fetch them together */
         const uint32_t *first = &st->links[(uint64_t)s->chunk << CHUNK_SHIFT];
@@ -975,7 +1001,9 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
 }
 
 /* Populate: a new span from the page heap, carved into objects in address
- * order; writing each link touches the page of each object's first word. */
+ * order; writing each link touches the page of each object's first word
+ * (those pages become resident here; the model's own link words for the
+ * chain wait, seq_end). */
 static void central_populate(tc_state *st, unsigned cl)
 {
     const tc_class_info *ci = &st->cls[cl];
@@ -991,9 +1019,6 @@ static void central_populate(tc_state *st, unsigned cl)
     s->chunk = c;
     uint32_t slot0 = c << CHUNK_SHIFT;
     uint64_t off = (uint64_t)s->start << PAGE_SHIFT;
-    for (uint32_t k = 0; k + 1 < ci->objects; k++)
-        st->links[slot0 + k] = slot0 + k + 1;
-    st->links[slot0 + ci->objects - 1] = NIL;
     if (ci->size_bytes <= ((uint64_t)1 << OS_PAGE_SHIFT)) {
         /* starts at most a page apart: every page from the first object's
          * to the last one's holds a start */
@@ -1039,6 +1064,45 @@ static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint
         }
     }
     return result;
+}
+
+/* RemoveRange's commonest case without a chain: no full batch in the
+ * transfer cache and the first nonempty span (after a Populate if there
+ * is none) still on its pristine chain with n objects on it.  Then the n
+ * objects are its next n slots, taken as central_fetch_from_one_span would
+ * take them, and SEQ_TOOK returns the first one's offset in *r_off.
+ * SEQ_NONE: Populate failed, nothing can be had (RemoveRange returns 0);
+ * SEQ_CHAIN: any other case, for central_remove_range (which finds the
+ * central list as it would have: a Populate done here is the one it would
+ * have done). */
+enum { SEQ_TOOK, SEQ_NONE, SEQ_CHAIN };
+static int central_remove_seq(tc_state *st, unsigned cl, uint32_t n, uint64_t *r_off)
+{
+    tc_central *c = &st->central[cl];
+    if (n == st->cls[cl].batch && c->used_slots > 0)
+        return SEQ_CHAIN;
+    if (dll_empty(st->spans, c->nonempty)) {
+        central_populate(st, cl);
+        if (dll_empty(st->spans, c->nonempty))
+            return SEQ_NONE;
+    }
+    uint32_t id = st->spans[c->nonempty].next;
+    tc_span *s = &st->spans[id];
+    uint32_t curr = s->objects;
+    if (!s->seq_end || s->seq_end - curr < n)
+        return SEQ_CHAIN;
+    uint32_t idx = curr - (s->chunk << CHUNK_SHIFT);
+    *r_off = ((uint64_t)s->start << PAGE_SHIFT) + (uint64_t)idx * st->cls[cl].size_bytes;
+    if (s->seq_end - curr == n) { /* the span's last free objects */
+        dll_remove(st->spans, id);
+        dll_prepend(st->spans, c->empty, id);
+        s->objects = NIL;
+    } else {
+        s->objects = curr + n;
+    }
+    s->refcount = (uint16_t)(s->refcount + n);
+    c->counter -= n;
+    return SEQ_TOOK;
 }
 
 /* ---- thread caches (thread_cache.{h,cc}) ------------------------------- */
@@ -1216,6 +1280,21 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
     uint32_t room = fl->length + num > max_after + 1 ? fl->length + num : max_after + 1;
     if (fl_reserve(fl, room))
         return UINT64_MAX;
+    uint64_t off0;
+    switch (central_remove_seq(st, cl, num, &off0)) {
+    case SEQ_TOOK: { /* the objects after the first, in address order, the second on top */
+        uint64_t size = st->cls[cl].size_bytes, *stk = fl->stk + fl->length;
+        for (uint32_t i = 1; i < num; i++)
+            stk[num - 1 - i] = off0 + i * size;
+        t->size_bytes += (int64_t)(num - 1) * size;
+        fl->length += num - 1;
+        fl->max_length = max_after;
+        return off0;
+    }
+    case SEQ_NONE:
+        return UINT64_MAX;
+    default: break;
+    }
     uint32_t got = central_remove_range(st, cl, num, &start, &end);
     if (got == 0)
         return UINT64_MAX;
@@ -1599,21 +1678,65 @@ static inline unsigned size_class(const tc_state *st, uint64_t size)
                                     : st->class_large[(size - SMALL_LOOKUP_MAX + 127) >> 7];
 }
 
-static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
+/* The counters of an allocation of size_bytes that was given usable. */
+static inline rs_addr alloc_done(tc_state *st, uint64_t off, uint64_t size_bytes, uint64_t usable)
 {
-    tc_state *st = state;
-    (void)now_ns; /* gperftools 2.10 has no time-driven behaviour */
-    uint64_t off, usable;
+    st->requested_bytes += size_bytes;
+    st->allocated_bytes += usable;
+    st->live_count++;
+    assert(stats_ordered(st));
+    return BASE_ADDR + off;
+}
+
+/* Every allocation but a pop from an existing thread's list: a large one,
+ * a thread's first, a fetch from the central list. */
+static __attribute__((noinline)) rs_addr tc_alloc_slow(tc_state *st, uint64_t size_bytes, uint32_t thread)
+{
+    uint64_t off;
     if (size_bytes <= MAX_SIZE) {
         unsigned cl = size_class(st, size_bytes);
         uint32_t h = thread_lookup(st, thread);
         if (h == NIL && (h = thread_create(st, thread)) == NIL)
             return 0;
         tc_thread *t = &st->threads[h];
-        tc_freelist *fl = &t->list[cl];
-        if (fl->length) { /* Pop */
+        assert(t->list[cl].length == 0); /* else tc_alloc popped */
+        if (reserve(st, cl, st->cls[cl].pages))
+            return 0;
+        off = tc_fetch_from_central(st, t, cl);
+        if (off == UINT64_MAX)
+            return 0;
+        live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
+        return alloc_done(st, off, size_bytes, st->cls[cl].size_bytes);
+    }
+    if (size_bytes > RS_ALLOC_MAX_HEAP_BYTES) /* before the page count can wrap */
+        return 0;
+    uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
+    if (npages >= MAX_HEAP_PAGES || reserve(st, 0, (uint32_t)npages))
+        return 0;
+    uint32_t id = ph_new(st, (uint32_t)npages);
+    if (id == NIL)
+        return 0;
+    off = (uint64_t)st->spans[id].start << PAGE_SHIFT;
+    uint64_t q = off >> OS_PAGE_SHIFT, nq = large_os_pages(size_bytes);
+    st->spans[id].objects = (uint32_t)nq;
+    st->active_pages += nq;
+    st->resident_pages += res_set(st, q, q + nq);
+    return alloc_done(st, off, size_bytes, npages << PAGE_SHIFT);
+}
+
+/* The commonest allocation, a Pop from the thread's list, here; the
+ * others in tc_alloc_slow. */
+static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
+{
+    tc_state *st = state;
+    (void)now_ns; /* gperftools 2.10 has no time-driven behaviour */
+    if (size_bytes <= MAX_SIZE) {
+        unsigned cl = size_class(st, size_bytes);
+        uint32_t h = thread_lookup(st, thread);
+        tc_freelist *fl;
+        if (h != NIL && (fl = &st->threads[h].list[cl])->length) { /* Pop */
             const uint64_t *stk = fl->stk;
-            off = stk[--fl->length];
+            uint64_t off = stk[--fl->length], usable = st->cls[cl].size_bytes;
             if (fl->length) { /* the next pop's page counters */
                 uint64_t q = stk[fl->length - 1] >> OS_PAGE_SHIFT;
                 __builtin_prefetch(&st->osp[q], 1);
@@ -1621,38 +1744,12 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
             }
             if (fl->length < fl->lowater)
                 fl->lowater = fl->length;
-            t->size_bytes -= st->cls[cl].size_bytes;
-        } else {
-            if (reserve(st, cl, st->cls[cl].pages))
-                return 0;
-            off = tc_fetch_from_central(st, t, cl);
-            if (off == UINT64_MAX)
-                return 0;
+            st->threads[h].size_bytes -= usable;
+            live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
+            return alloc_done(st, off, size_bytes, usable);
         }
-        usable = st->cls[cl].size_bytes;
-    } else {
-        if (size_bytes > RS_ALLOC_MAX_HEAP_BYTES) /* before the page count can wrap */
-            return 0;
-        uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
-        if (npages >= MAX_HEAP_PAGES || reserve(st, 0, (uint32_t)npages))
-            return 0;
-        uint32_t id = ph_new(st, (uint32_t)npages);
-        if (id == NIL)
-            return 0;
-        usable = npages << PAGE_SHIFT;
-        off = (uint64_t)st->spans[id].start << PAGE_SHIFT;
-        uint64_t q = off >> OS_PAGE_SHIFT, nq = large_os_pages(size_bytes);
-        st->spans[id].objects = (uint32_t)nq;
-        st->active_pages += nq;
-        st->resident_pages += res_set(st, q, q + nq);
     }
-    if (size_bytes <= MAX_SIZE)
-        live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
-    st->requested_bytes += size_bytes;
-    st->allocated_bytes += usable;
-    st->live_count++;
-    assert(stats_ordered(st));
-    return BASE_ADDR + off;
+    return tc_alloc_slow(st, size_bytes, thread);
 }
 
 /* One of the library's start-up objects (create): a small class object
@@ -1967,11 +2064,24 @@ int rs_tc_audit(const void *state, rs_err *err)
                 if (nspans++ > st->spans_len || s->sizeclass != cl || s->location != LOC_IN_USE ||
                     st->spans[s->next].prev != id)
                     AUDIT_FAIL("class %u: span %u misplaced", cl, id);
-                if (mark_chain(st, is_free, s->objects, cl, nslots, &n, NULL))
-                    AUDIT_FAIL("class %u: span %u object list broken", cl, id);
-                for (uint32_t x = s->objects; x != NIL; x = st->links[x])
-                    if (st->chunk_span[x >> CHUNK_SHIFT] != id)
-                        AUDIT_FAIL("class %u: span %u lists an object of another span", cl, id);
+                if (s->seq_end) { /* the pristine chain: its slots, no link words */
+                    uint32_t slot0 = s->chunk << CHUNK_SHIFT;
+                    if (s->chunk == NIL || s->seq_end != slot0 + st->cls[cl].objects ||
+                        (s->objects != NIL && (s->objects < slot0 || s->objects >= s->seq_end)))
+                        AUDIT_FAIL("class %u: span %u pristine chain broken", cl, id);
+                    n = 0;
+                    for (uint32_t x = s->objects; x != NIL && x < s->seq_end; x++, n++) {
+                        if (is_free[x])
+                            AUDIT_FAIL("class %u: span %u object list broken", cl, id);
+                        is_free[x] = 1;
+                    }
+                } else {
+                    if (mark_chain(st, is_free, s->objects, cl, nslots, &n, NULL))
+                        AUDIT_FAIL("class %u: span %u object list broken", cl, id);
+                    for (uint32_t x = s->objects; x != NIL; x = st->links[x])
+                        if (st->chunk_span[x >> CHUNK_SHIFT] != id)
+                            AUDIT_FAIL("class %u: span %u lists an object of another span", cl, id);
+                }
                 if ((n == 0) != (e == 1) || n + s->refcount != st->cls[cl].objects)
                     AUDIT_FAIL("class %u: span %u has %llu free, refcount %u", cl, id, (unsigned long long)n,
                                s->refcount);
