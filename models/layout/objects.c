@@ -85,8 +85,8 @@ static int widen(rs_objects *o, rs_err *err)
     return 0;
 }
 
-/* Slot i holds a; RS_ENOMEM when the table had to widen and could not. */
-static inline int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
+/* Slot i holds a, the packed table's cases other than the commonest. */
+static int slot_put_slow(rs_objects *o, size_t i, rs_addr a, rs_err *err)
 {
     int rc;
     if (o->addr_bytes == 5 && !packs(o, a) && (rc = widen(o, err)))
@@ -99,6 +99,26 @@ static inline int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
     if (nb == 8)
         p[5] = (uint8_t)(v >> 40), p[6] = (uint8_t)(v >> 48), p[7] = (uint8_t)(v >> 56);
     return 0;
+}
+
+/* Slot i holds a; RS_ENOMEM when the table had to widen and could not.
+ * The commonest case here: a packed table, its window set, an address in
+ * it.  d = a - window rotated right by 3 is below 2^40 - 1 exactly when d
+ * is a multiple of 8 below 2^43 - 8 (packs: a misaligned d rotates its low
+ * bits to the top), and then it is the packed value less one. */
+static inline int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
+{
+    if (o->addr_bytes == 5 && o->addr_window_set && a) {
+        uint64_t d = a - o->addr_window, r = (d >> 3) | (d << 61);
+        if (r < ((uint64_t)1 << (WINDOW_BITS - 3)) - 1) {
+            uint8_t *p = o->addr + i * 5;
+            uint64_t v = r + 1;
+            p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24),
+            p[4] = (uint8_t)(v >> 32);
+            return 0;
+        }
+    }
+    return slot_put_slow(o, i, a, err);
 }
 
 int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
@@ -164,8 +184,8 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
     o->accounted_bytes += accounted;
     if (r_accounted)
         *r_accounted = accounted;
-    for (unsigned i = n; i < o->max_parts; i++)
-        slot_put(o, first + i, 0, err); /* 0 always fits: cannot fail */
+    if (n < o->max_parts) /* no address: 0 in either width */
+        memset(o->addr + (first + n) * o->addr_bytes, 0, (size_t)(o->max_parts - n) * o->addr_bytes);
     o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
     o->live_count++;
     *r_id = id;
