@@ -1802,10 +1802,11 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
         uint32_t h = thread_lookup(st, thread);
         if (h != NIL) {
             tc_deallocate(st, h, off, cl);
-        } else { /* no cache for this thread: straight to the central list */
-            uint32_t slot = off_slot(st, off);
-            st->links[slot] = NIL;
-            central_insert_range(st, cl, slot, slot, 1);
+        } else { /* no cache for this thread: straight to the central list,
+                  * InsertRange of one object, which is never a whole batch
+                  * (NumMoveSize: at least 2), so to its span */
+            assert(ci->batch > 1);
+            central_release_to_spans(st, cl, off_slot(st, off));
         }
     }
     st->requested_bytes -= size_bytes;
