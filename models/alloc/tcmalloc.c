@@ -223,7 +223,9 @@ typedef struct tc_central {
     uint64_t num_spans;
     uint64_t counter;         /* free objects in spans */
     int32_t used_slots, cache_size, max_cache_size;
-    uint32_t tc_head[MAX_TRANSFER_ENTRIES], tc_tail[MAX_TRANSFER_ENTRIES];
+    /* the transfer cache's used slots: each a batch of object offsets in
+     * the order of the chain gperftools keeps there (its head first) */
+    uint64_t tc_objs[MAX_TRANSFER_ENTRIES][TRANSFER_NUM_OBJ];
 } tc_central;
 
 /* A thread cache's free list of one class.  gperftools threads it through
@@ -855,12 +857,14 @@ static void seq_materialize(tc_state *st, tc_span *s)
     s->seq_end = 0;
 }
 
-static void central_release_to_spans(tc_state *st, unsigned cl, uint32_t slot)
+/* ReleaseToSpans of the object at off (a class cl object start). */
+static void central_release_to_spans(tc_state *st, unsigned cl, uint64_t off)
 {
     tc_central *c = &st->central[cl];
-    uint32_t id = st->chunk_span[slot >> CHUNK_SHIFT];
+    uint32_t id = st->pmap[off >> PAGE_SHIFT];
     tc_span *s = &st->spans[id];
-    assert(s->refcount > 0 && s->sizeclass == cl);
+    assert(s->refcount > 0 && s->sizeclass == cl && s->chunk != NIL);
+    uint32_t slot = (s->chunk << CHUNK_SHIFT) + span_index(st, s, off);
     if (s->objects == NIL) { /* was empty: back on the nonempty list, in front */
         dll_remove(st->spans, id);
         dll_prepend(st->spans, c->nonempty, id);
@@ -882,24 +886,17 @@ static void central_release_to_spans(tc_state *st, unsigned cl, uint32_t slot)
     }
 }
 
-/* Objects go back to their spans in list order, a batch at a time: the
- * batch's owner entries are fetched together, then their span records, so
- * that the misses overlap instead of coming one object after another. */
-static void central_release_list(tc_state *st, unsigned cl, uint32_t start)
+/* ReleaseListToSpans of n objects (n <= a batch) in list order: their
+ * page-map entries are fetched together, then their span records, so that
+ * the misses overlap instead of coming one object after another. */
+static void central_release_list(tc_state *st, unsigned cl, const uint64_t *off, uint32_t n)
 {
-    enum { BATCH = 32 };
-    uint32_t batch[BATCH];
-    while (start != NIL) {
-        unsigned n = 0;
-        for (; n < BATCH && start != NIL; start = st->links[start]) {
-            batch[n++] = start;
-            __builtin_prefetch(&st->chunk_span[start >> CHUNK_SHIFT]);
-        }
-        for (unsigned i = 0; i < n; i++)
-            __builtin_prefetch(&st->spans[st->chunk_span[batch[i] >> CHUNK_SHIFT]], 1);
-        for (unsigned i = 0; i < n; i++)
-            central_release_to_spans(st, cl, batch[i]);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        __builtin_prefetch(&st->pmap[off[i] >> PAGE_SHIFT]);
+    for (uint32_t i = 0; i < n; i++)
+        __builtin_prefetch(&st->spans[st->pmap[off[i] >> PAGE_SHIFT]], 1);
+    for (uint32_t i = 0; i < n; i++)
+        central_release_to_spans(st, cl, off[i]);
 }
 
 static int central_shrink_cache(tc_state *st, unsigned cl, int force)
@@ -912,7 +909,7 @@ static int central_shrink_cache(tc_state *st, unsigned cl, int force)
             return 0;
         c->cache_size--;
         c->used_slots--;
-        central_release_list(st, cl, c->tc_head[c->used_slots]);
+        central_release_list(st, cl, c->tc_objs[c->used_slots], st->cls[cl].batch);
         return 1;
     }
     c->cache_size--;
@@ -948,16 +945,24 @@ static int central_make_cache_space(tc_state *st, unsigned cl)
     return 0;
 }
 
-static void central_insert_range(tc_state *st, unsigned cl, uint32_t start, uint32_t end, uint32_t n)
+/* InsertRange of the list's first n objects (n <= a batch; the head is
+ * the stack's top): a whole batch into a transfer slot when there is room
+ * for it, else back to their spans.  They leave the list (PopRange). */
+static void central_insert_range(tc_state *st, unsigned cl, tc_freelist *fl, uint32_t n)
 {
     tc_central *c = &st->central[cl];
-    if (n == st->cls[cl].batch && central_make_cache_space(st, cl)) {
-        int slot = c->used_slots++;
-        c->tc_head[slot] = start;
-        c->tc_tail[slot] = end;
-        return;
-    }
-    central_release_list(st, cl, start);
+    assert(n <= TRANSFER_NUM_OBJ && n <= fl->length);
+    const uint64_t *top = fl->stk + fl->length; /* top[-1] is the head */
+    uint64_t off[TRANSFER_NUM_OBJ], *dst = off;
+    if (n == st->cls[cl].batch && central_make_cache_space(st, cl))
+        dst = c->tc_objs[c->used_slots++];
+    for (uint32_t i = 0; i < n; i++)
+        dst[i] = top[-(ptrdiff_t)i - 1];
+    fl->length -= n;
+    if (fl->length < fl->lowater)
+        fl->lowater = fl->length;
+    if (dst == off)
+        central_release_list(st, cl, off, n);
 }
 
 static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t n, uint32_t *r_start,
@@ -1039,13 +1044,7 @@ static void central_populate(tc_state *st, unsigned cl)
 static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint32_t *r_start,
                                      uint32_t *r_end)
 {
-    tc_central *c = &st->central[cl];
-    if (n == st->cls[cl].batch && c->used_slots > 0) {
-        int slot = --c->used_slots;
-        *r_start = c->tc_head[slot];
-        *r_end = c->tc_tail[slot];
-        return n;
-    }
+    assert(n != st->cls[cl].batch || st->central[cl].used_slots == 0); /* the caller took a transfer slot */
     *r_start = *r_end = NIL;
     uint32_t result = central_fetch_from_one_span(st, cl, n, r_start, r_end);
     if (!result) {
@@ -1066,8 +1065,8 @@ static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint
     return result;
 }
 
-/* RemoveRange's commonest case without a chain: no full batch in the
- * transfer cache and the first nonempty span (after a Populate if there
+/* RemoveRange's commonest case from the spans (the caller has looked in
+ * the transfer cache): the first nonempty span (after a Populate if there
  * is none) still on its pristine chain with n objects on it.  Then the n
  * objects are its next n slots, taken as central_fetch_from_one_span would
  * take them, and SEQ_TOOK returns the first one's offset in *r_off.
@@ -1079,8 +1078,7 @@ enum { SEQ_TOOK, SEQ_NONE, SEQ_CHAIN };
 static int central_remove_seq(tc_state *st, unsigned cl, uint32_t n, uint64_t *r_off)
 {
     tc_central *c = &st->central[cl];
-    if (n == st->cls[cl].batch && c->used_slots > 0)
-        return SEQ_CHAIN;
+    assert(n != st->cls[cl].batch || c->used_slots == 0);
     if (dll_empty(st->spans, c->nonempty)) {
         central_populate(st, cl);
         if (dll_empty(st->spans, c->nonempty))
@@ -1145,51 +1143,18 @@ static uint32_t fl_max_after_fetch(const tc_freelist *fl, uint32_t batch)
     return len - len % batch;
 }
 
-/* PopRange: the list's first n objects (n <= the class's batch) become the
- * chain start..end, threaded through their link words as gperftools has
- * them.  Their page-map entries, then span records, then link words are
- * fetched a pass ahead, so the misses overlap. */
-static void fl_pop_range(tc_state *st, tc_freelist *fl, uint32_t n, uint32_t *r_start, uint32_t *r_end)
-{
-    uint32_t slot[TRANSFER_NUM_OBJ];
-    if (n == 0) {
-        *r_start = *r_end = NIL;
-        return;
-    }
-    assert(n <= TRANSFER_NUM_OBJ && n <= fl->length);
-    const uint64_t *top = fl->stk + fl->length; /* top[-1] is the head */
-    for (uint32_t i = 1; i <= n; i++)
-        __builtin_prefetch(&st->pmap[top[-(ptrdiff_t)i] >> PAGE_SHIFT]);
-    for (uint32_t i = 1; i <= n; i++)
-        __builtin_prefetch(&st->spans[st->pmap[top[-(ptrdiff_t)i] >> PAGE_SHIFT]]);
-    for (uint32_t i = 0; i < n; i++) {
-        slot[i] = off_slot(st, top[-(ptrdiff_t)i - 1]);
-        __builtin_prefetch(&st->links[slot[i]], 1);
-    }
-    for (uint32_t i = 0; i + 1 < n; i++)
-        st->links[slot[i]] = slot[i + 1];
-    st->links[slot[n - 1]] = NIL;
-    *r_start = slot[0];
-    *r_end = slot[n - 1];
-    fl->length -= n;
-    if (fl->length < fl->lowater)
-        fl->lowater = fl->length;
-}
-
 static void tc_release_to_central(tc_state *st, tc_thread *t, unsigned cl, uint32_t n)
 {
     tc_freelist *fl = &t->list[cl];
     if (n > fl->length)
         n = fl->length;
     int64_t delta = (int64_t)n * st->cls[cl].size_bytes;
-    uint32_t batch = st->cls[cl].batch, head, tail;
+    uint32_t batch = st->cls[cl].batch;
     while (n > batch) {
-        fl_pop_range(st, fl, batch, &head, &tail);
-        central_insert_range(st, cl, head, tail, batch);
+        central_insert_range(st, cl, fl, batch);
         n -= batch;
     }
-    fl_pop_range(st, fl, n, &head, &tail);
-    central_insert_range(st, cl, head, tail, n);
+    central_insert_range(st, cl, fl, n);
     t->size_bytes -= delta;
 }
 
@@ -1280,42 +1245,51 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
     uint32_t room = fl->length + num > max_after + 1 ? fl->length + num : max_after + 1;
     if (fl_reserve(fl, room))
         return UINT64_MAX;
-    uint64_t off0;
-    switch (central_remove_seq(st, cl, num, &off0)) {
-    case SEQ_TOOK: { /* the objects after the first, in address order, the second on top */
-        uint64_t size = st->cls[cl].size_bytes, *stk = fl->stk + fl->length;
+    /* the fetched objects' offsets go onto the stack: the first is
+     * returned, the rest pushed in front of the (empty) list, the second
+     * on top (PushRange(got - 1, next(start), end)) */
+    uint64_t *stk = fl->stk + fl->length, off0;
+    uint32_t got = num;
+    tc_central *c = &st->central[cl];
+    if (num == batch && c->used_slots > 0) { /* RemoveRange: a transfer slot */
+        const uint64_t *objs = c->tc_objs[--c->used_slots];
+        off0 = objs[0];
         for (uint32_t i = 1; i < num; i++)
-            stk[num - 1 - i] = off0 + i * size;
-        t->size_bytes += (int64_t)(num - 1) * size;
-        fl->length += num - 1;
-        fl->max_length = max_after;
-        return off0;
-    }
-    case SEQ_NONE:
-        return UINT64_MAX;
-    default: break;
-    }
-    uint32_t got = central_remove_range(st, cl, num, &start, &end);
-    if (got == 0)
-        return UINT64_MAX;
-    if (got > 1) { /* PushRange(got - 1, next(start), end): next(start) on top */
-        uint64_t *stk = fl->stk + fl->length;
-        uint32_t slot[TRANSFER_NUM_OBJ], n = 0;
-        assert(fl->length + got - 1 <= fl->cap && got <= TRANSFER_NUM_OBJ);
-        for (uint32_t x = st->links[start]; x != NIL; x = st->links[x]) { /* owners a pass ahead */
-            slot[n++] = x;
-            __builtin_prefetch(&st->chunk_span[x >> CHUNK_SHIFT]);
+            stk[num - 1 - i] = objs[i];
+    } else {
+        switch (central_remove_seq(st, cl, num, &off0)) {
+        case SEQ_TOOK: { /* a pristine span's next objects, in address order */
+            uint64_t size = st->cls[cl].size_bytes;
+            for (uint32_t i = 1; i < num; i++)
+                stk[num - 1 - i] = off0 + i * size;
+            break;
         }
-        assert(n == got - 1 && slot[n - 1] == end);
-        for (uint32_t i = 0; i < n; i++)
-            __builtin_prefetch(&st->spans[st->chunk_span[slot[i] >> CHUNK_SHIFT]]);
-        for (uint32_t i = 0; i < n; i++)
-            stk[n - 1 - i] = slot_offset(st, slot[i], cl);
-        t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
-        fl->length += got - 1;
+        case SEQ_NONE:
+            return UINT64_MAX;
+        default:
+            if (!(got = central_remove_range(st, cl, num, &start, &end)))
+                return UINT64_MAX;
+            off0 = slot_offset(st, start, cl);
+            if (got > 1) {
+                uint32_t slot[TRANSFER_NUM_OBJ], n = 0;
+                assert(got <= TRANSFER_NUM_OBJ);
+                for (uint32_t x = st->links[start]; x != NIL; x = st->links[x]) { /* owners a pass ahead */
+                    slot[n++] = x;
+                    __builtin_prefetch(&st->chunk_span[x >> CHUNK_SHIFT]);
+                }
+                assert(n == got - 1 && slot[n - 1] == end);
+                for (uint32_t i = 0; i < n; i++)
+                    __builtin_prefetch(&st->spans[st->chunk_span[slot[i] >> CHUNK_SHIFT]]);
+                for (uint32_t i = 0; i < n; i++)
+                    stk[n - 1 - i] = slot_offset(st, slot[i], cl);
+            }
+        }
     }
+    assert(fl->length + got - 1 <= fl->cap);
+    t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
+    fl->length += got - 1;
     fl->max_length = max_after;
-    return slot_offset(st, start, cl);
+    return off0;
 }
 
 /* The cache of simulator thread `thread`, or NIL. */
@@ -1806,7 +1780,7 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
                   * InsertRange of one object, which is never a whole batch
                   * (NumMoveSize: at least 2), so to its span */
             assert(ci->batch > 1);
-            central_release_to_spans(st, cl, off_slot(st, off));
+            central_release_to_spans(st, cl, off);
         }
     }
     st->requested_bytes -= size_bytes;
@@ -1820,9 +1794,9 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
  * word and, when the span has no free object yet, its list neighbours'
  * records.  The free itself only pushes the object on its thread cache's
  * stack, but a trim frees many objects of a class at once, so the list
- * grows too long and hands the objects freed last to the central list
- * (fl_pop_range), which writes those words; fetched here, they are cached
- * by then (without stages 1 and 2 the MDS replay took about 5 % longer:
+ * grows too long and hands the objects freed last to the central list,
+ * which writes the words of those that go back to their spans; fetched
+ * here, they are cached by then (without stages 1 and 2 the MDS replay took about 5 % longer:
  * one round-robin run of 6 rounds). */
 static void tc_prefetch(const void *state, rs_addr addr, int stage)
 {
@@ -1966,10 +1940,9 @@ uint64_t rs_tc_footprint_bytes(const void *state)
 /* Walk a chain marking slots free; fails on a loop, a slot of another class
  * or a slot already marked. */
 static int mark_chain(const tc_state *st, uint8_t *is_free, uint32_t head, unsigned cl, uint64_t limit,
-                      uint64_t *r_n, uint32_t *r_tail)
+                      uint64_t *r_n)
 {
     uint64_t n = 0;
-    uint32_t tail = NIL;
     for (uint32_t x = head; x != NIL; x = st->links[x]) {
         if ((uint64_t)x >= ((uint64_t)st->chunks_len << CHUNK_SHIFT) || n > limit)
             return -1;
@@ -1979,17 +1952,15 @@ static int mark_chain(const tc_state *st, uint8_t *is_free, uint32_t head, unsig
         if (x - (st->spans[sp].chunk << CHUNK_SHIFT) >= st->cls[cl].objects)
             return -1;
         is_free[x] = 1;
-        tail = x;
         n++;
     }
     *r_n = n;
-    if (r_tail)
-        *r_tail = tail;
     return 0;
 }
 
-/* The same for a thread cache list's stack: each offset an object start in
- * an in-use span of class cl, none marked before. */
+/* The same for an array of offsets (a thread cache list's stack, a
+ * transfer slot): each an object start in an in-use span of class cl,
+ * none marked before. */
 static int mark_stack(const tc_state *st, uint8_t *is_free, const uint64_t *stk, uint32_t n, unsigned cl)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -2049,13 +2020,9 @@ int rs_tc_audit(const void *state, rs_err *err)
         const tc_central *c = &st->central[cl];
         if (c->used_slots < 0 || c->used_slots > c->cache_size || c->cache_size > c->max_cache_size)
             AUDIT_FAIL("class %u: transfer cache %d/%d/%d", cl, c->used_slots, c->cache_size, c->max_cache_size);
-        for (int i = 0; i < c->used_slots; i++) {
-            uint64_t n;
-            uint32_t tail;
-            if (mark_chain(st, is_free, c->tc_head[i], cl, nslots, &n, &tail) || n != st->cls[cl].batch ||
-                tail != c->tc_tail[i])
+        for (int i = 0; i < c->used_slots; i++)
+            if (mark_stack(st, is_free, c->tc_objs[i], st->cls[cl].batch, cl))
                 AUDIT_FAIL("class %u: transfer slot %d broken", cl, i);
-        }
         uint64_t counter = 0, nspans = 0;
         for (int e = 0; e < 2; e++) {
             uint32_t list = e ? c->empty : c->nonempty;
@@ -2077,7 +2044,7 @@ int rs_tc_audit(const void *state, rs_err *err)
                         is_free[x] = 1;
                     }
                 } else {
-                    if (mark_chain(st, is_free, s->objects, cl, nslots, &n, NULL))
+                    if (mark_chain(st, is_free, s->objects, cl, nslots, &n))
                         AUDIT_FAIL("class %u: span %u object list broken", cl, id);
                     for (uint32_t x = s->objects; x != NIL; x = st->links[x])
                         if (st->chunk_span[x >> CHUNK_SHIFT] != id)
