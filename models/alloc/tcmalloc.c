@@ -1105,14 +1105,6 @@ static int central_remove_seq(tc_state *st, unsigned cl, uint32_t n, uint64_t *r
 
 /* ---- thread caches (thread_cache.{h,cc}) ------------------------------- */
 
-/* The slot of the small-class object at off. */
-static inline uint32_t off_slot(const tc_state *st, uint64_t off)
-{
-    const tc_span *s = &st->spans[st->pmap[off >> PAGE_SHIFT]];
-    assert(s->sizeclass && s->chunk != NIL);
-    return (s->chunk << CHUNK_SHIFT) + span_index(st, s, off);
-}
-
 /* Room for need objects in fl's stack; -1 (nothing changed) when the
  * simulator is out of memory. */
 static int fl_reserve(tc_freelist *fl, uint32_t need)
@@ -1251,6 +1243,7 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
     uint64_t *stk = fl->stk + fl->length, off0;
     uint32_t got = num;
     tc_central *c = &st->central[cl];
+    assert(fl->length + num <= fl->cap);
     if (num == batch && c->used_slots > 0) { /* RemoveRange: a transfer slot */
         const uint64_t *objs = c->tc_objs[--c->used_slots];
         off0 = objs[0];
@@ -1285,7 +1278,6 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
             }
         }
     }
-    assert(fl->length + got - 1 <= fl->cap);
     t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
     fl->length += got - 1;
     fl->max_length = max_after;
