@@ -19,10 +19,12 @@
  * its file and function): src/common.cc (SizeMap::Init, AlignmentForSize,
  * NumMoveSize), src/central_freelist.cc, src/thread_cache.{h,cc},
  * src/page_heap.cc, src/span.h, src/linked_list.h, src/tcmalloc.cc
- * (do_malloc, do_free_with_callback, ReleaseToSystem).  The central and
- * span lists are kept as real singly linked chains (through a link word per
- * object slot), a thread cache's lists as stacks of offsets in the same
- * order (tc_freelist), so that every reuse order is tcmalloc's.
+ * (do_malloc, do_free_with_callback, ReleaseToSystem).  A span's free
+ * objects are kept as a real singly linked chain (through a link word per
+ * object slot; implicit while it is still the one Populate laid), a thread
+ * cache's lists as stacks of offsets in the same order (tc_freelist), a
+ * transfer cache slot and the objects a fetch takes as arrays of offsets
+ * in chain order, so that every reuse order is tcmalloc's.
  *
  * Residency ("touching" model of alloc.h): a 4 KiB page becomes resident
  * when a live object's requested range overlaps it (the application writes
@@ -210,7 +212,7 @@ typedef struct tc_span {
          * Populate laid (objects, objects + 1, ..., seq_end - 1, no object
          * returned since): seq_end; 0 otherwise.  That chain's link words
          * are not written (seq_materialize writes them when an object
-         * comes back), so a fetch neither walks nor writes them. */
+         * comes back): a fetch computes its objects' offsets. */
         uint32_t seq_end;
     };
     uint16_t refcount;   /* objects handed out of the span */
@@ -315,8 +317,8 @@ typedef struct tc_state {
     uint32_t thread_heaps, next_memory_steal;
     int64_t unclaimed_cache_space;
 
-    /* the library's start-up objects (create), slots never freed */
-    uint32_t startup_slot[STARTUP_OBJECTS];
+    /* the library's start-up objects (create), never freed: their offsets */
+    uint64_t startup_off[STARTUP_OBJECTS];
     uint32_t nstartup;
 
     /* alloc.h counters */
@@ -813,13 +815,6 @@ static inline uint32_t span_index(const tc_state *st, const tc_span *s, uint64_t
     return (uint32_t)((rel * st->cls[s->sizeclass].magic) >> 32);
 }
 
-static inline uint64_t slot_offset(const tc_state *st, uint32_t slot, unsigned cl)
-{
-    const tc_span *s = &st->spans[st->chunk_span[slot >> CHUNK_SHIFT]];
-    uint64_t idx = slot - ((uint64_t)s->chunk << CHUNK_SHIFT);
-    return ((uint64_t)s->start << PAGE_SHIFT) + idx * st->cls[cl].size_bytes;
-}
-
 static uint32_t chunks_take(tc_state *st, unsigned cl, uint32_t span)
 {
     uint32_t c = st->chunk_free[cl], k = st->cls[cl].nchunks;
@@ -965,30 +960,31 @@ static void central_insert_range(tc_state *st, unsigned cl, tc_freelist *fl, uin
         central_release_list(st, cl, off, n);
 }
 
-static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t n, uint32_t *r_start,
-                                            uint32_t *r_end)
+/* FetchFromOneSpans: up to n objects off the first nonempty span's chain,
+ * their offsets into out in chain order; how many. */
+static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t n, uint64_t *out)
 {
     tc_central *c = &st->central[cl];
     if (dll_empty(st->spans, c->nonempty))
         return 0;
     uint32_t id = st->spans[c->nonempty].next;
     tc_span *s = &st->spans[id];
-    uint32_t result = 0, prev, curr = s->objects;
+    uint32_t result = 0, curr = s->objects, slot0 = s->chunk << CHUNK_SHIFT;
+    uint64_t off0 = (uint64_t)s->start << PAGE_SHIFT, size = st->cls[cl].size_bytes;
     assert(curr != NIL);
-    if (s->seq_end) { /* Populate's chain: the next n slots, no walk; their links written here */
+    if (s->seq_end) { /* Populate's chain: the next slots, in address order */
         uint32_t avail = s->seq_end - curr;
         result = n < avail ? n : avail;
-        prev = curr + result - 1;
-        for (uint32_t k = curr; k < prev; k++)
-            st->links[k] = k + 1;
+        for (uint32_t i = 0; i < result; i++)
+            out[i] = off0 + (uint64_t)(curr - slot0 + i) * size;
         curr = result == avail ? NIL : curr + result;
     } else {
         /* the span's links, a few lines in any order: fetch them together */
-        const uint32_t *first = &st->links[(uint64_t)s->chunk << CHUNK_SHIFT];
+        const uint32_t *first = &st->links[slot0];
         for (uint32_t k = 0; k < st->cls[cl].objects && k < 256; k += 16)
             __builtin_prefetch(first + k);
         do {
-            prev = curr;
+            out[result] = off0 + (uint64_t)(curr - slot0) * size;
             curr = st->links[curr];
         } while (++result < n && curr != NIL);
     }
@@ -996,10 +992,7 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
         dll_remove(st->spans, id);
         dll_prepend(st->spans, c->empty, id);
     }
-    *r_start = s->objects;
-    *r_end = prev;
     s->objects = curr;
-    st->links[prev] = NIL;
     s->refcount = (uint16_t)(s->refcount + result);
     c->counter -= result;
     return result;
@@ -1041,66 +1034,30 @@ static void central_populate(tc_state *st, unsigned cl)
     st->central[cl].counter += ci->objects;
 }
 
-static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint32_t *r_start,
-                                     uint32_t *r_end)
+/* RemoveRange from the spans (the caller has looked in the transfer
+ * cache): up to n objects' offsets into out, in the order of the chain
+ * gperftools makes (each further span's objects in front, SLL_PushRange);
+ * how many, 0 when not even a Populate gave any. */
+static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint64_t *out)
 {
-    assert(n != st->cls[cl].batch || st->central[cl].used_slots == 0); /* the caller took a transfer slot */
-    *r_start = *r_end = NIL;
-    uint32_t result = central_fetch_from_one_span(st, cl, n, r_start, r_end);
+    assert(n <= TRANSFER_NUM_OBJ && (n != st->cls[cl].batch || st->central[cl].used_slots == 0));
+    uint32_t result = central_fetch_from_one_span(st, cl, n, out);
     if (!result) {
         central_populate(st, cl);
-        result = central_fetch_from_one_span(st, cl, n, r_start, r_end);
+        result = central_fetch_from_one_span(st, cl, n, out);
     }
     if (result) {
         while (result < n) {
-            uint32_t head, tail;
-            uint32_t got = central_fetch_from_one_span(st, cl, n - result, &head, &tail);
+            uint64_t more[TRANSFER_NUM_OBJ];
+            uint32_t got = central_fetch_from_one_span(st, cl, n - result, more);
             if (!got)
                 break;
+            memmove(out + got, out, (size_t)result * sizeof *out);
+            memcpy(out, more, (size_t)got * sizeof *out);
             result += got;
-            st->links[tail] = *r_start; /* SLL_PushRange: in front */
-            *r_start = head;
         }
     }
     return result;
-}
-
-/* RemoveRange's commonest case from the spans (the caller has looked in
- * the transfer cache): the first nonempty span (after a Populate if there
- * is none) still on its pristine chain with n objects on it.  Then the n
- * objects are its next n slots, taken as central_fetch_from_one_span would
- * take them, and SEQ_TOOK returns the first one's offset in *r_off.
- * SEQ_NONE: Populate failed, nothing can be had (RemoveRange returns 0);
- * SEQ_CHAIN: any other case, for central_remove_range (which finds the
- * central list as it would have: a Populate done here is the one it would
- * have done). */
-enum { SEQ_TOOK, SEQ_NONE, SEQ_CHAIN };
-static int central_remove_seq(tc_state *st, unsigned cl, uint32_t n, uint64_t *r_off)
-{
-    tc_central *c = &st->central[cl];
-    assert(n != st->cls[cl].batch || c->used_slots == 0);
-    if (dll_empty(st->spans, c->nonempty)) {
-        central_populate(st, cl);
-        if (dll_empty(st->spans, c->nonempty))
-            return SEQ_NONE;
-    }
-    uint32_t id = st->spans[c->nonempty].next;
-    tc_span *s = &st->spans[id];
-    uint32_t curr = s->objects;
-    if (!s->seq_end || s->seq_end - curr < n)
-        return SEQ_CHAIN;
-    uint32_t idx = curr - (s->chunk << CHUNK_SHIFT);
-    *r_off = ((uint64_t)s->start << PAGE_SHIFT) + (uint64_t)idx * st->cls[cl].size_bytes;
-    if (s->seq_end - curr == n) { /* the span's last free objects */
-        dll_remove(st->spans, id);
-        dll_prepend(st->spans, c->empty, id);
-        s->objects = NIL;
-    } else {
-        s->objects = curr + n;
-    }
-    s->refcount = (uint16_t)(s->refcount + n);
-    c->counter -= n;
-    return SEQ_TOOK;
 }
 
 /* ---- thread caches (thread_cache.{h,cc}) ------------------------------- */
@@ -1230,7 +1187,7 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
 {
     tc_freelist *fl = &t->list[cl];
     uint32_t batch = st->cls[cl].batch;
-    uint32_t num = fl->max_length < batch ? fl->max_length : batch, start, end;
+    uint32_t num = fl->max_length < batch ? fl->max_length : batch;
     uint32_t max_after = fl_max_after_fetch(fl, batch);
     /* room for what this fetch pushes, and for the longest the list may
      * then grow before the next fetch: max_after and one push past it */
@@ -1240,48 +1197,21 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
     /* the fetched objects' offsets go onto the stack: the first is
      * returned, the rest pushed in front of the (empty) list, the second
      * on top (PushRange(got - 1, next(start), end)) */
-    uint64_t *stk = fl->stk + fl->length, off0;
+    uint64_t *stk = fl->stk + fl->length, buf[TRANSFER_NUM_OBJ];
+    const uint64_t *objs = buf;
     uint32_t got = num;
     tc_central *c = &st->central[cl];
     assert(fl->length + num <= fl->cap);
-    if (num == batch && c->used_slots > 0) { /* RemoveRange: a transfer slot */
-        const uint64_t *objs = c->tc_objs[--c->used_slots];
-        off0 = objs[0];
-        for (uint32_t i = 1; i < num; i++)
-            stk[num - 1 - i] = objs[i];
-    } else {
-        switch (central_remove_seq(st, cl, num, &off0)) {
-        case SEQ_TOOK: { /* a pristine span's next objects, in address order */
-            uint64_t size = st->cls[cl].size_bytes;
-            for (uint32_t i = 1; i < num; i++)
-                stk[num - 1 - i] = off0 + i * size;
-            break;
-        }
-        case SEQ_NONE:
-            return UINT64_MAX;
-        default:
-            if (!(got = central_remove_range(st, cl, num, &start, &end)))
-                return UINT64_MAX;
-            off0 = slot_offset(st, start, cl);
-            if (got > 1) {
-                uint32_t slot[TRANSFER_NUM_OBJ], n = 0;
-                assert(got <= TRANSFER_NUM_OBJ);
-                for (uint32_t x = st->links[start]; x != NIL; x = st->links[x]) { /* owners a pass ahead */
-                    slot[n++] = x;
-                    __builtin_prefetch(&st->chunk_span[x >> CHUNK_SHIFT]);
-                }
-                assert(n == got - 1 && slot[n - 1] == end);
-                for (uint32_t i = 0; i < n; i++)
-                    __builtin_prefetch(&st->spans[st->chunk_span[slot[i] >> CHUNK_SHIFT]]);
-                for (uint32_t i = 0; i < n; i++)
-                    stk[n - 1 - i] = slot_offset(st, slot[i], cl);
-            }
-        }
-    }
+    if (num == batch && c->used_slots > 0) /* RemoveRange: a transfer slot */
+        objs = c->tc_objs[--c->used_slots];
+    else if (!(got = central_remove_range(st, cl, num, buf)))
+        return UINT64_MAX;
+    for (uint32_t i = 1; i < got; i++)
+        stk[got - 1 - i] = objs[i];
     t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
     fl->length += got - 1;
     fl->max_length = max_after;
-    return off0;
+    return objs[0];
 }
 
 /* The cache of simulator thread `thread`, or NIL. */
@@ -1725,14 +1655,13 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
 static int startup_alloc(tc_state *st, uint64_t size_bytes)
 {
     unsigned cl = size_class(st, size_bytes);
-    uint32_t start, end;
+    uint64_t off;
     if (st->nstartup == STARTUP_OBJECTS || reserve(st, cl, st->cls[cl].pages) ||
-        central_remove_range(st, cl, 1, &start, &end) != 1)
+        central_remove_range(st, cl, 1, &off) != 1)
         return -1;
-    uint64_t off = slot_offset(st, start, cl);
     for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + size_bytes - 1) >> OS_PAGE_SHIFT; q++)
         os_touch(st, q);
-    st->startup_slot[st->nstartup++] = start;
+    st->startup_off[st->nstartup++] = off;
     return 0;
 }
 
@@ -2086,7 +2015,7 @@ int rs_tc_audit(const void *state, rs_err *err)
                     AUDIT_FAIL("span %u: object %u's first page not resident", id, k);
                 int startup = 0;
                 for (uint32_t i = 0; i < st->nstartup; i++)
-                    startup |= st->startup_slot[i] == x;
+                    startup |= st->startup_off[i] == off;
                 if (!is_free[x] && !startup) { /* its requested bytes cover [off, off + 1 .. size) */
                     allocated += ci->size_bytes;
                     first[(off >> OS_PAGE_SHIFT) - q0]++;
