@@ -42,9 +42,11 @@
  *
  * Simulator cost: per tcmalloc page a 4-byte page-map entry and two 2-byte
  * OS-page words (live-object count, resident bit); per span a 32-byte record;
- * per object slot of a live small span a 4-byte link (slots come in chunks
- * of 16 per span, a 4-byte owner per chunk: a span of a large class has only
- * a few objects, so bigger chunks would mostly hold unused slots); per
+ * per object slot of a live small span a 2-byte link, the next free
+ * object's index in its span (slots come in chunks of 16 per span, a 4-byte
+ * owner per chunk: a span of a large class has only a few objects, so
+ * bigger chunks would mostly hold unused slots); per transfer cache slot
+ * 8 bytes per object of a batch (in the state, 1.4 MiB, touched as used); per
  * thread cache 8 bytes per object its lists can hold (tc_freelist: 34 per
  * class at first, growing with max_length).  No per-allocation table: frees
  * are sized (the size names the class) and the page map finds the span.
@@ -82,6 +84,7 @@ enum {
     CHUNK_SHIFT = 4,                 /* model: object slots per chunk = 16 */
     STARTUP_OBJECTS = 3,             /* create: the library's own start-up objects */
     SMALL_LOOKUP_MAX = 1024,         /* SizeMap::kMaxSmallSize */
+    LINK_END = 0xffff,               /* model: a span chain's end (links); a span has fewer objects */
 };
 
 #define PAGE_BYTES ((uint64_t)1 << PAGE_SHIFT)
@@ -300,7 +303,9 @@ typedef struct tc_state {
     uint32_t leaves;                /* page-map leaves made */
 
     /* object slots */
-    uint32_t *links;
+    uint16_t *links;                /* per slot: its span chain's next object, an index in the span
+                                       (LINK_END: none); a free chunk's first two: the next free
+                                       chunk of its class (chunk_next) */
     uint32_t *chunk_span;           /* owner span of each chunk */
     uint32_t chunks_len, chunks_cap;
     uint32_t chunk_free[RS_TC_CLASS_MAX]; /* freed blocks per class */
@@ -815,11 +820,33 @@ static inline uint32_t span_index(const tc_state *st, const tc_span *s, uint64_t
     return (uint32_t)((rel * st->cls[s->sizeclass].magic) >> 32);
 }
 
+/* The free-chunk list's link: 32 bits in the first two (unused) link
+ * words of free chunk c. */
+static uint32_t chunk_next(const tc_state *st, uint32_t c)
+{
+    const uint16_t *w = &st->links[(uint64_t)c << CHUNK_SHIFT];
+    return (uint32_t)w[0] | (uint32_t)w[1] << 16;
+}
+
+static void chunk_next_set(tc_state *st, uint32_t c, uint32_t next)
+{
+    uint16_t *w = &st->links[(uint64_t)c << CHUNK_SHIFT];
+    w[0] = (uint16_t)next;
+    w[1] = (uint16_t)(next >> 16);
+}
+
+/* The slot after x on the chain of the span whose first slot is slot0. */
+static inline uint32_t link_next(const tc_state *st, uint32_t slot0, uint32_t x)
+{
+    uint16_t i = st->links[x];
+    return i == LINK_END ? NIL : slot0 + i;
+}
+
 static uint32_t chunks_take(tc_state *st, unsigned cl, uint32_t span)
 {
     uint32_t c = st->chunk_free[cl], k = st->cls[cl].nchunks;
     if (c != NIL) {
-        st->chunk_free[cl] = st->links[(uint64_t)c << CHUNK_SHIFT];
+        st->chunk_free[cl] = chunk_next(st, c);
     } else {
         c = st->chunks_len;
         st->chunks_len += k;
@@ -832,7 +859,7 @@ static uint32_t chunks_take(tc_state *st, unsigned cl, uint32_t span)
 
 static void chunks_put(tc_state *st, unsigned cl, uint32_t c)
 {
-    st->links[(uint64_t)c << CHUNK_SHIFT] = st->chunk_free[cl];
+    chunk_next_set(st, c, st->chunk_free[cl]);
     st->chunk_free[cl] = c;
     for (uint32_t j = 0; j < st->cls[cl].nchunks; j++)
         st->chunk_span[c + j] = NIL;
@@ -845,9 +872,10 @@ static void chunks_put(tc_state *st, unsigned cl, uint32_t c)
 static void seq_materialize(tc_state *st, tc_span *s)
 {
     if (s->objects != NIL) {
+        uint32_t slot0 = s->chunk << CHUNK_SHIFT;
         for (uint32_t k = s->objects; k + 1 < s->seq_end; k++)
-            st->links[k] = k + 1;
-        st->links[s->seq_end - 1] = NIL;
+            st->links[k] = (uint16_t)(k + 1 - slot0);
+        st->links[s->seq_end - 1] = LINK_END;
     }
     s->seq_end = 0;
 }
@@ -876,7 +904,7 @@ static void central_release_to_spans(tc_state *st, unsigned cl, uint64_t off)
     } else {
         if (s->seq_end)
             seq_materialize(st, s);
-        st->links[slot] = s->objects;
+        st->links[slot] = s->objects == NIL ? LINK_END : (uint16_t)(s->objects - (s->chunk << CHUNK_SHIFT));
         s->objects = slot;
     }
 }
@@ -980,12 +1008,12 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
         curr = result == avail ? NIL : curr + result;
     } else {
         /* the span's links, a few lines in any order: fetch them together */
-        const uint32_t *first = &st->links[slot0];
-        for (uint32_t k = 0; k < st->cls[cl].objects && k < 256; k += 16)
+        const uint16_t *first = &st->links[slot0];
+        for (uint32_t k = 0; k < st->cls[cl].objects && k < 512; k += 32)
             __builtin_prefetch(first + k);
         do {
             out[result] = off0 + (uint64_t)(curr - slot0) * size;
-            curr = st->links[curr];
+            curr = link_next(st, slot0, curr);
         } while (++result < n && curr != NIL);
     }
     if (curr == NIL) {
@@ -1425,6 +1453,7 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
         ci->size_bytes = classes[cl].size_bytes;
         ci->pages = classes[cl].pages;
         ci->objects = classes[cl].objects;
+        assert(ci->objects < LINK_END); /* at most 1 024 (8-byte objects on one page) */
         ci->batch = classes[cl].num_to_move;
         ci->nchunks = (ci->objects + (1u << CHUNK_SHIFT) - 1) >> CHUNK_SHIFT;
         ci->tail_bytes = (uint32_t)(((uint64_t)ci->pages << PAGE_SHIFT) % ci->size_bytes);
@@ -1858,19 +1887,15 @@ uint64_t rs_tc_footprint_bytes(const void *state)
 
 /* ---- audit ------------------------------------------------------------- */
 
-/* Walk a chain marking slots free; fails on a loop, a slot of another class
- * or a slot already marked. */
-static int mark_chain(const tc_state *st, uint8_t *is_free, uint32_t head, unsigned cl, uint64_t limit,
-                      uint64_t *r_n)
+/* Walk span id's free chain marking its slots free; fails on a loop, an
+ * index outside the span or a slot already marked. */
+static int mark_chain(const tc_state *st, uint8_t *is_free, uint32_t id, uint64_t *r_n)
 {
+    const tc_span *s = &st->spans[id];
+    uint32_t slot0 = s->chunk << CHUNK_SHIFT, objects = st->cls[s->sizeclass].objects;
     uint64_t n = 0;
-    for (uint32_t x = head; x != NIL; x = st->links[x]) {
-        if ((uint64_t)x >= ((uint64_t)st->chunks_len << CHUNK_SHIFT) || n > limit)
-            return -1;
-        uint32_t sp = st->chunk_span[x >> CHUNK_SHIFT];
-        if (sp == NIL || st->spans[sp].sizeclass != cl || is_free[x])
-            return -1;
-        if (x - (st->spans[sp].chunk << CHUNK_SHIFT) >= st->cls[cl].objects)
+    for (uint32_t x = s->objects; x != NIL; x = link_next(st, slot0, x)) {
+        if (x < slot0 || x - slot0 >= objects || n >= objects || is_free[x])
             return -1;
         is_free[x] = 1;
         n++;
@@ -1965,11 +1990,8 @@ int rs_tc_audit(const void *state, rs_err *err)
                         is_free[x] = 1;
                     }
                 } else {
-                    if (mark_chain(st, is_free, s->objects, cl, nslots, &n))
+                    if (s->chunk == NIL || mark_chain(st, is_free, id, &n))
                         AUDIT_FAIL("class %u: span %u object list broken", cl, id);
-                    for (uint32_t x = s->objects; x != NIL; x = st->links[x])
-                        if (st->chunk_span[x >> CHUNK_SHIFT] != id)
-                            AUDIT_FAIL("class %u: span %u lists an object of another span", cl, id);
                 }
                 if ((n == 0) != (e == 1) || n + s->refcount != st->cls[cl].objects)
                     AUDIT_FAIL("class %u: span %u has %llu free, refcount %u", cl, id, (unsigned long long)n,
