@@ -67,6 +67,16 @@ static int packs(rs_objects *o, rs_addr a)
     return (a & 7) == 0 && a >= o->addr_window && a - o->addr_window < ((uint64_t)1 << WINDOW_BITS) - 8;
 }
 
+/* v's low nb bytes (5 or 8) at p, least significant first: written out,
+ * as the compiler does not unroll a loop of them at -O2. */
+static inline void put_bytes(uint8_t *p, uint64_t v, unsigned nb)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24),
+    p[4] = (uint8_t)(v >> 32);
+    if (nb == 8)
+        p[5] = (uint8_t)(v >> 40), p[6] = (uint8_t)(v >> 48), p[7] = (uint8_t)(v >> 56);
+}
+
 /* From 5-byte to 8-byte slots, every slot the table has: in place from the
  * end, after the array grew.  RS_ENOMEM with nothing changed. */
 static int widen(rs_objects *o, rs_err *err)
@@ -76,11 +86,8 @@ static int widen(rs_objects *o, rs_err *err)
     if (n && !addr)
         return rs_fail(err, RS_ENOMEM, "out of memory for %u objects' addresses", o->cap);
     o->addr = addr;
-    for (size_t i = n; i-- > 0;) { /* slot i moves from 5 i to 8 i: never over one not yet read */
-        rs_addr a = rs_objects_slot(o, i);
-        for (unsigned b = 0; b < 8; b++)
-            addr[i * 8 + b] = (uint8_t)(a >> (8 * b));
-    }
+    for (size_t i = n; i-- > 0;) /* slot i moves from 5 i to 8 i: never over one not yet read */
+        put_bytes(addr + i * 8, rs_objects_slot(o, i), 8);
     o->addr_bytes = 8;
     return 0;
 }
@@ -92,12 +99,7 @@ static int slot_put_slow(rs_objects *o, size_t i, rs_addr a, rs_err *err)
     if (o->addr_bytes == 5 && !packs(o, a) && (rc = widen(o, err)))
         return rc;
     unsigned nb = o->addr_bytes; /* in locals: the byte stores below may alias o */
-    uint8_t *p = o->addr + i * nb;
-    uint64_t v = nb == 5 && a ? ((a - o->addr_window) >> 3) + 1 : a;
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24),
-    p[4] = (uint8_t)(v >> 32);
-    if (nb == 8)
-        p[5] = (uint8_t)(v >> 40), p[6] = (uint8_t)(v >> 48), p[7] = (uint8_t)(v >> 56);
+    put_bytes(o->addr + i * nb, nb == 5 && a ? ((a - o->addr_window) >> 3) + 1 : a, nb);
     return 0;
 }
 
@@ -111,10 +113,7 @@ static inline int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
     if (o->addr_bytes == 5 && o->addr_window_set && a) {
         uint64_t d = a - o->addr_window, r = (d >> 3) | (d << 61);
         if (r < ((uint64_t)1 << (WINDOW_BITS - 3)) - 1) {
-            uint8_t *p = o->addr + i * 5;
-            uint64_t v = r + 1;
-            p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24),
-            p[4] = (uint8_t)(v >> 32);
+            put_bytes(o->addr + i * 5, r + 1, 5);
             return 0;
         }
     }
