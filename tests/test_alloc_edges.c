@@ -2,7 +2,8 @@
  * test_alloc_edges.c — every allocator model at the arithmetic edges of a
  * request size: 0, 1, 2^31, 2^32, the trace format's largest MALLOC
  * (RS_REC_MALLOC_MAX_BYTES: every model must place it in an empty heap), the
- * largest heap a model may span (RS_ALLOC_MAX_HEAP_BYTES) and one byte more,
+ * largest single request a model places (RS_ALLOC_MAX_REQUEST_BYTES) and one
+ * byte more, one byte more than the largest heap (RS_ALLOC_MAX_HEAP_BYTES),
  * 2^44, 2^47, 2^63 and 2^64 - 1.  A model either places the request correctly (a non-zero
  * address, allocated >= requested = the size, the stats ordered, its audit
  * clean, everything back to zero after the free) or refuses it (address 0,
@@ -28,7 +29,8 @@ static rs_config *default_config(void)
 }
 
 static const uint64_t edge_sizes[] = {
-    0, 1, (uint64_t)1 << 31, (uint64_t)1 << 32, RS_REC_MALLOC_MAX_BYTES, RS_ALLOC_MAX_HEAP_BYTES, RS_ALLOC_MAX_HEAP_BYTES + 1,
+    0, 1, (uint64_t)1 << 31, (uint64_t)1 << 32, RS_REC_MALLOC_MAX_BYTES, RS_ALLOC_MAX_REQUEST_BYTES,
+    RS_ALLOC_MAX_REQUEST_BYTES + 1, RS_ALLOC_MAX_HEAP_BYTES + 1,
     (uint64_t)1 << 44, (uint64_t)1 << 47, (uint64_t)1 << 63, UINT64_MAX - 8192, UINT64_MAX,
 };
 

@@ -32,17 +32,24 @@ typedef uint64_t rs_addr; /* simulated address; 0 means the model failed */
 
 #define RS_PAGE_BYTES 4096u /* the OS page (x86_64) */
 
+/* The largest single request a model places: the trace format's largest
+ * MALLOC (RS_REC_MALLOC_MAX_BYTES, 256 GiB) and 1/64 more for what a model
+ * adds to a request (a size class, a pad page, a chunk header), so every
+ * single request the reader accepts can be placed in an empty heap; a
+ * larger one is refused (alloc returns 0, usable_size 0). */
+#define RS_ALLOC_MAX_REQUEST_BYTES (RS_REC_MALLOC_MAX_BYTES + (RS_REC_MALLOC_MAX_BYTES >> 6))
+
 /* The most address space one model's heap may span, released pages
- * included: the trace format's largest MALLOC (RS_REC_MALLOC_MAX_BYTES,
- * 256 GiB) and 1/64 more for what a model adds to a request (a size class,
- * a pad page, a chunk header), so every single request the reader accepts
- * can be placed in an empty heap.  A model keeps a few bytes of host memory
- * per simulated page (tcmalloc ~8 B per 8 KiB page, jemalloc ~8 B per
- * 4 KiB page), so this bounds a model's own footprint to ~520 MiB whatever
- * the trace asks; a request that would take the heap past it fails (alloc
- * returns 0, "out of simulated memory"), as a real allocator returns NULL
- * when mmap fails.  No Ceph daemon rssim models comes near it. */
-#define RS_ALLOC_MAX_HEAP_BYTES (RS_REC_MALLOC_MAX_BYTES + (RS_REC_MALLOC_MAX_BYTES >> 6))
+ * included: 512 GiB.  A daemon's heap is larger than its cache limit (a
+ * 256 GiB MDS cache, as some sites run, puts about 300 GiB in tcmalloc's
+ * heap), so the bound is twice the largest request.  A model keeps a few
+ * bytes of host memory per simulated page (tcmalloc ~8 B per 8 KiB page,
+ * jemalloc ~8 B per 4 KiB page), so this bounds a model's own footprint to
+ * ~1 GiB whatever the trace asks; a request that would take the heap past
+ * it fails (alloc returns 0, "out of simulated memory"), as a real
+ * allocator returns NULL when mmap fails. */
+#define RS_ALLOC_MAX_HEAP_BYTES ((uint64_t)1 << 39)
+_Static_assert(RS_ALLOC_MAX_HEAP_BYTES >= RS_ALLOC_MAX_REQUEST_BYTES, "a largest request fits an empty heap");
 
 typedef struct rs_alloc_stats {
     uint64_t requested_bytes; /* sum of requested sizes of live allocations */

@@ -37,7 +37,7 @@ static rs_addr ideal_alloc(void *state, uint64_t size_bytes, uint32_t thread, ui
     (void)now_ns;
     /* the live bytes are bounded like every model's heap, and the bump
      * address (which never goes back) refuses to wrap */
-    if (size_bytes > RS_ALLOC_MAX_HEAP_BYTES - a->live_bytes ||
+    if (size_bytes > RS_ALLOC_MAX_REQUEST_BYTES || size_bytes > RS_ALLOC_MAX_HEAP_BYTES - a->live_bytes ||
         a->next_addr > UINT64_MAX / 2 - RS_ALLOC_MAX_HEAP_BYTES)
         return 0;
     rs_addr addr = a->next_addr;
@@ -60,7 +60,7 @@ static void ideal_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t 
 static uint64_t usable_size(const void *state, uint64_t size_bytes)
 {
     (void)state;
-    return size_bytes > RS_ALLOC_MAX_HEAP_BYTES ? 0 : size_bytes;
+    return size_bytes > RS_ALLOC_MAX_REQUEST_BYTES ? 0 : size_bytes;
 }
 
 static void stats(const void *state, rs_alloc_stats *r)

@@ -1633,7 +1633,7 @@ static __attribute__((noinline)) rs_addr tc_alloc_slow(tc_state *st, uint64_t si
         live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
         return alloc_done(st, off, size_bytes, st->cls[cl].size_bytes);
     }
-    if (size_bytes > RS_ALLOC_MAX_HEAP_BYTES) /* before the page count can wrap */
+    if (size_bytes > RS_ALLOC_MAX_REQUEST_BYTES) /* before the page count can wrap */
         return 0;
     uint64_t npages = (size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT;
     if (npages >= MAX_HEAP_PAGES || reserve(st, 0, (uint32_t)npages))
@@ -1779,7 +1779,7 @@ static uint64_t tc_usable_size(const void *state, uint64_t size_bytes)
     const tc_state *st = state;
     if (size_bytes <= MAX_SIZE)
         return st->cls[size_class(st, size_bytes)].size_bytes;
-    if (size_bytes > RS_ALLOC_MAX_HEAP_BYTES)
+    if (size_bytes > RS_ALLOC_MAX_REQUEST_BYTES)
         return 0; /* too large: alloc refuses it */
     return ((size_bytes + PAGE_BYTES - 1) >> PAGE_SHIFT) << PAGE_SHIFT;
 }
