@@ -35,7 +35,7 @@
 /* The sampling error measured against full runs (docs/validation.md,
  * "Sampled MDS runs"), printed with every sampled result. */
 #define RS_SAMPLE_ERROR_NOTE                                                                   \
-    "sampling error measured <= 1.6% on RSS, x and overshoot at 8 and 64 GiB for k <= 16 "    \
+    "sampling error measured <= 1.6% on RSS, x and overshoot at 8, 64 and 256 GiB for k <= 16 " \
     "(docs/validation.md)"
 
 typedef struct rs_sample_filter rs_sample_filter;

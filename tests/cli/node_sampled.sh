@@ -16,7 +16,7 @@ expect_status 0 "full node" "$RSSIM" node --member "$m" --db "$D"
 check "a full node says nothing of sampling" test "$(grep -c sampled "$T/out")" = 0
 expect_status 0 "sampled node" "$RSSIM" node --member "$m,mds_sample_k=4" --db "$D"
 stdout_has "the member line says sampled" "^member 1: 2 x mds-pacific on .*kb.bin (run 2, replayed), sampled 1/4 of directories: "
-stdout_has "the sampling error" "^sampled members: sampling error measured <= [0-9.]*% on RSS, x and overshoot at 8 and 64 GiB for k <= 16 (docs/validation.md); their numbers, and the node's, are scaled to the whole namespace"
+stdout_has "the sampling error" "^sampled members: sampling error measured <= [0-9.]*% on RSS, x and overshoot at 8, 64 and 256 GiB for k <= 16 (docs/validation.md); their numbers, and the node's, are scaled to the whole namespace"
 check "its run stores the key" test "$(sql "$D" "select value from params where run_id = 2 and key = 'mds_sample_k'")" = 4
 ev=$(sql "$D" "select events from runs where id = 2")
 check "and replayed about a quarter of the records ($ev of $total)" \

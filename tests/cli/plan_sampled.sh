@@ -38,7 +38,7 @@ read -r _ full16 k16 note16 <<< "$(fields "$T/out")"
 check "full json: no k, no note" test "$k16 $note16" = "None False"
 expect_status 0 "sampled, at 16M" plan --limit 16M --set mds_sample_k=4
 stdout_has "the answer carries the sampling error" \
-  "^sampled 1/4 of directories at every evaluation; sampling error measured <= [0-9.]*% on RSS, x and overshoot at 8 and 64 GiB for k <= 16 (docs/validation.md); every number above is scaled to the whole namespace"
+  "^sampled 1/4 of directories at every evaluation; sampling error measured <= [0-9.]*% on RSS, x and overshoot at 8, 64 and 256 GiB for k <= 16 (docs/validation.md); every number above is scaled to the whole namespace"
 stderr_has "so does the evaluation" "16.0 MiB: p99 .* (run [0-9]*, sampled 1/4)"
 P=$(sql "$D" "select max(id) from plans")
 check "its run is sampled" test "$(sampled_runs "$P")" = 1
