@@ -814,6 +814,9 @@ static uint32_t ph_new(tc_state *st, uint32_t n)
 
 /* The index within small-class span s of the object at offset off (from
  * BASE_ADDR): exact when off is an object's start (magic = ceil(2^32 / size)). */
+/* The first object slot of small-class span s (its chunk's first). */
+static inline uint32_t span_slot0(const tc_span *s) { return s->chunk << CHUNK_SHIFT; }
+
 static inline uint32_t span_index(const tc_state *st, const tc_span *s, uint64_t off)
 {
     uint64_t rel = off - ((uint64_t)s->start << PAGE_SHIFT);
@@ -872,7 +875,7 @@ static void chunks_put(tc_state *st, unsigned cl, uint32_t c)
 static void seq_materialize(tc_state *st, tc_span *s)
 {
     if (s->objects != NIL) {
-        uint32_t slot0 = s->chunk << CHUNK_SHIFT;
+        uint32_t slot0 = span_slot0(s);
         for (uint32_t k = s->objects; k + 1 < s->seq_end; k++)
             st->links[k] = (uint16_t)(k + 1 - slot0);
         st->links[s->seq_end - 1] = LINK_END;
@@ -887,7 +890,7 @@ static void central_release_to_spans(tc_state *st, unsigned cl, uint64_t off)
     uint32_t id = st->pmap[off >> PAGE_SHIFT];
     tc_span *s = &st->spans[id];
     assert(s->refcount > 0 && s->sizeclass == cl && s->chunk != NIL);
-    uint32_t slot = (s->chunk << CHUNK_SHIFT) + span_index(st, s, off);
+    uint32_t slot0 = span_slot0(s), slot = slot0 + span_index(st, s, off);
     if (s->objects == NIL) { /* was empty: back on the nonempty list, in front */
         dll_remove(st->spans, id);
         dll_prepend(st->spans, c->nonempty, id);
@@ -904,7 +907,7 @@ static void central_release_to_spans(tc_state *st, unsigned cl, uint64_t off)
     } else {
         if (s->seq_end)
             seq_materialize(st, s);
-        st->links[slot] = s->objects == NIL ? LINK_END : (uint16_t)(s->objects - (s->chunk << CHUNK_SHIFT));
+        st->links[slot] = s->objects == NIL ? LINK_END : (uint16_t)(s->objects - slot0);
         s->objects = slot;
     }
 }
@@ -997,7 +1000,7 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
         return 0;
     uint32_t id = st->spans[c->nonempty].next;
     tc_span *s = &st->spans[id];
-    uint32_t result = 0, curr = s->objects, slot0 = s->chunk << CHUNK_SHIFT;
+    uint32_t result = 0, curr = s->objects, slot0 = span_slot0(s);
     uint64_t off0 = (uint64_t)s->start << PAGE_SHIFT, size = st->cls[cl].size_bytes;
     assert(curr != NIL);
     if (s->seq_end) { /* Populate's chain: the next slots, in address order */
@@ -1766,7 +1769,7 @@ static void tc_prefetch(const void *state, rs_addr addr, int stage)
         uint32_t idx = span_index(st, s, off);
         if (idx >= st->cls[s->sizeclass].objects)
             return; /* a stale hint */
-        __builtin_prefetch(&st->links[((uint64_t)s->chunk << CHUNK_SHIFT) + idx], 1);
+        __builtin_prefetch(&st->links[(uint64_t)span_slot0(s) + idx], 1);
         if (s->objects == NIL) {
             __builtin_prefetch(&st->spans[s->prev], 1);
             __builtin_prefetch(&st->spans[s->next], 1);
@@ -1887,14 +1890,19 @@ uint64_t rs_tc_footprint_bytes(const void *state)
 
 /* ---- audit ------------------------------------------------------------- */
 
-/* Walk span id's free chain marking its slots free; fails on a loop, an
- * index outside the span or a slot already marked. */
+/* Walk span id's free chain (the pristine one, seq_end, slot by slot; else
+ * by its links) marking its slots free; fails on a pristine chain that does
+ * not end at the span's last slot, a loop, an index outside the span or a
+ * slot already marked. */
 static int mark_chain(const tc_state *st, uint8_t *is_free, uint32_t id, uint64_t *r_n)
 {
     const tc_span *s = &st->spans[id];
-    uint32_t slot0 = s->chunk << CHUNK_SHIFT, objects = st->cls[s->sizeclass].objects;
+    uint32_t slot0 = span_slot0(s), objects = st->cls[s->sizeclass].objects;
     uint64_t n = 0;
-    for (uint32_t x = s->objects; x != NIL; x = link_next(st, slot0, x)) {
+    if (s->seq_end && s->seq_end != slot0 + objects)
+        return -1;
+    for (uint32_t x = s->objects; x != NIL;
+         x = s->seq_end ? (x + 1 < s->seq_end ? x + 1 : NIL) : link_next(st, slot0, x)) {
         if (x < slot0 || x - slot0 >= objects || n >= objects || is_free[x])
             return -1;
         is_free[x] = 1;
@@ -1921,7 +1929,7 @@ static int mark_stack(const tc_state *st, uint8_t *is_free, const uint64_t *stk,
         if (idx >= st->cls[cl].objects ||
             (uint64_t)idx * st->cls[cl].size_bytes != off - ((uint64_t)s->start << PAGE_SHIFT))
             return -1;
-        uint32_t x = (s->chunk << CHUNK_SHIFT) + idx;
+        uint32_t x = span_slot0(s) + idx;
         if (is_free[x])
             return -1;
         is_free[x] = 1;
@@ -1978,21 +1986,8 @@ int rs_tc_audit(const void *state, rs_err *err)
                 if (nspans++ > st->spans_len || s->sizeclass != cl || s->location != LOC_IN_USE ||
                     st->spans[s->next].prev != id)
                     AUDIT_FAIL("class %u: span %u misplaced", cl, id);
-                if (s->seq_end) { /* the pristine chain: its slots, no link words */
-                    uint32_t slot0 = s->chunk << CHUNK_SHIFT;
-                    if (s->chunk == NIL || s->seq_end != slot0 + st->cls[cl].objects ||
-                        (s->objects != NIL && (s->objects < slot0 || s->objects >= s->seq_end)))
-                        AUDIT_FAIL("class %u: span %u pristine chain broken", cl, id);
-                    n = 0;
-                    for (uint32_t x = s->objects; x != NIL && x < s->seq_end; x++, n++) {
-                        if (is_free[x])
-                            AUDIT_FAIL("class %u: span %u object list broken", cl, id);
-                        is_free[x] = 1;
-                    }
-                } else {
-                    if (s->chunk == NIL || mark_chain(st, is_free, id, &n))
-                        AUDIT_FAIL("class %u: span %u object list broken", cl, id);
-                }
+                if (s->chunk == NIL || mark_chain(st, is_free, id, &n))
+                    AUDIT_FAIL("class %u: span %u object list broken", cl, id);
                 if ((n == 0) != (e == 1) || n + s->refcount != st->cls[cl].objects)
                     AUDIT_FAIL("class %u: span %u has %llu free, refcount %u", cl, id, (unsigned long long)n,
                                s->refcount);
@@ -2029,7 +2024,7 @@ int rs_tc_audit(const void *state, rs_err *err)
                 if (st->pmap[q] != id)
                     AUDIT_FAIL("span %u: page %u not registered", id, q);
             for (uint32_t k = 0; k < ci->objects; k++) {
-                uint32_t x = (s->chunk << CHUNK_SHIFT) + k;
+                uint32_t x = span_slot0(s) + k;
                 uint64_t off = ((uint64_t)p << PAGE_SHIFT) + (uint64_t)k * ci->size_bytes;
                 if (st->chunk_span[x >> CHUNK_SHIFT] != id)
                     AUDIT_FAIL("span %u: chunk owner wrong", id);

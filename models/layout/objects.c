@@ -55,7 +55,19 @@ static int grow(rs_objects *o, rs_err *err)
     return 0;
 }
 
-/* Whether a fits a packed slot (0 always does). */
+/* Non-zero address a's packed slot value, ((a - window) >> 3) + 1, or 0
+ * when a does not fit one: a fits when a - window is a multiple of 8 below
+ * 2^43 - 8.  d = a - window rotated right by 3 is below 2^40 - 1 exactly
+ * then (a misaligned d rotates its low bits to the top; an a below the
+ * window wraps d past the bound), and is the packed value less one. */
+static inline uint64_t pack(const rs_objects *o, rs_addr a)
+{
+    uint64_t d = a - o->addr_window, r = (d >> 3) | (d << 61);
+    return r < ((uint64_t)1 << (WINDOW_BITS - 3)) - 1 ? r + 1 : 0;
+}
+
+/* Whether a fits a packed slot (0 always does); the first non-zero
+ * address sets the window. */
 static int packs(rs_objects *o, rs_addr a)
 {
     if (!a)
@@ -64,7 +76,7 @@ static int packs(rs_objects *o, rs_addr a)
         o->addr_window = a & ~(((uint64_t)1 << WINDOW_BITS) - 1);
         o->addr_window_set = 1;
     }
-    return (a & 7) == 0 && a >= o->addr_window && a - o->addr_window < ((uint64_t)1 << WINDOW_BITS) - 8;
+    return pack(o, a) != 0;
 }
 
 /* v's low nb bytes (5 or 8) at p, least significant first: written out,
@@ -99,23 +111,19 @@ static int slot_put_slow(rs_objects *o, size_t i, rs_addr a, rs_err *err)
     if (o->addr_bytes == 5 && !packs(o, a) && (rc = widen(o, err)))
         return rc;
     unsigned nb = o->addr_bytes; /* in locals: the byte stores below may alias o */
-    put_bytes(o->addr + i * nb, nb == 5 && a ? ((a - o->addr_window) >> 3) + 1 : a, nb);
+    put_bytes(o->addr + i * nb, nb == 5 && a ? pack(o, a) : a, nb);
     return 0;
 }
 
 /* Slot i holds a; RS_ENOMEM when the table had to widen and could not.
  * The commonest case here: a packed table, its window set, an address in
- * it.  d = a - window rotated right by 3 is below 2^40 - 1 exactly when d
- * is a multiple of 8 below 2^43 - 8 (packs: a misaligned d rotates its low
- * bits to the top), and then it is the packed value less one. */
+ * it. */
 static inline int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
 {
-    if (o->addr_bytes == 5 && o->addr_window_set && a) {
-        uint64_t d = a - o->addr_window, r = (d >> 3) | (d << 61);
-        if (r < ((uint64_t)1 << (WINDOW_BITS - 3)) - 1) {
-            put_bytes(o->addr + i * 5, r + 1, 5);
-            return 0;
-        }
+    uint64_t v;
+    if (o->addr_bytes == 5 && o->addr_window_set && a && (v = pack(o, a))) {
+        put_bytes(o->addr + i * 5, v, 5);
+        return 0;
     }
     return slot_put_slow(o, i, a, err);
 }
