@@ -5,7 +5,9 @@
 # node's RAM / daemons and the same less the headroom (the budget each
 # daemon may use); the safe region (limits up to the chosen one, RSS within
 # the budget) is shaded; the rule of thumb (RSS = factor x limit; mds 1.5,
-# osd 1.0 and 1.15) is dotted; the chosen limit is a vertical line.
+# osd 1.0 and 1.15) is dotted; the chosen limit is a vertical line.  A
+# coarse search's evaluations (`rssim plan --coarse K`: runs sampled 1/K,
+# scaled), when the plan made one, are grey points on a thin line.
 # Units: GiB when the largest number drawn is at least 10 GiB, else MiB
 # (the rule of every rssim plot and table).
 #
@@ -13,9 +15,11 @@
 #   gnuplot -e "datafile='x.dat'; out='x.png'; term='pngcairo'; title='...';
 #               limit_key='kv_cache_limit'; quantile='p99'; outcome='found';
 #               ram_per_daemon=...; budget_per_daemon=...; chosen=...;
-#               rule_factor=1.5; daemons=4; headroom=0.1; seeds=1" capacity.gp
+#               rule_factor=1.5; daemons=4; headroom=0.1; seeds=1; coarse_k=0" capacity.gp
 # datafile: a header row "limit_bytes p50_min p50_max p99_min p99_max
-# peak_min peak_max seeds", then one row per evaluated limit, ascending.
+# peak_min peak_max seeds", then one row per evaluated limit, ascending;
+# when coarse_k > 0, two blank lines and a second block of the same form,
+# the coarse search's.
 
 if (!exists("datafile") || !exists("out") || !exists("chosen")) {
     print "capacity.gp: set datafile, out, chosen, ... with -e"
@@ -23,6 +27,7 @@ if (!exists("datafile") || !exists("out") || !exists("chosen")) {
 }
 if (!exists("term")) term = 'pngcairo'
 if (!exists("title")) title = ''
+if (!exists("coarse_k")) coarse_k = 0
 
 if (term eq 'svg') {
     set terminal svg size 1300,700 dynamic font 'DejaVu Sans,13' background rgb 'white' noenhanced
@@ -75,19 +80,20 @@ set label 4 sprintf('budget = %.3g %s ', budget_per_daemon / U, unit) at graph 1
     right offset 0, -0.8 tc rgb '#1a7f1a'
 
 rule(x) = rule_factor * x
-plot datafile using (column('limit_bytes') / U):(column('peak_min') / U):(column('peak_max') / U) \
+coarse = coarse_k > 0 ? sprintf(", datafile index 1 using (column('limit_bytes') / U):(column('p99_max') / U) with linespoints lw 1 dt 2 pt 4 ps 1.2 lc rgb 'gray40' title 'coarse search: p99, runs sampled 1/%d'", coarse_k) : ''
+plot datafile index 0 using (column('limit_bytes') / U):(column('peak_min') / U):(column('peak_max') / U) \
          with filledcurves fc rgb '#f4a3a3' fs transparent solid 0.35 noborder title 'peak (min-max over seeds)', \
-     '' using (column('limit_bytes') / U):(column('p99_min') / U):(column('p99_max') / U) \
+     '' index 0 using (column('limit_bytes') / U):(column('p99_min') / U):(column('p99_max') / U) \
          with filledcurves fc rgb '#f0c060' fs transparent solid 0.45 noborder title 'p99 of steady samples (min-max)', \
-     '' using (column('limit_bytes') / U):(column('p50_min') / U):(column('p50_max') / U) \
+     '' index 0 using (column('limit_bytes') / U):(column('p50_min') / U):(column('p50_max') / U) \
          with filledcurves fc rgb '#8fb8e8' fs transparent solid 0.5 noborder title 'p50 of steady samples (min-max)', \
-     '' using (column('limit_bytes') / U):(column('p99_max') / U) with linespoints lw 2 pt 7 ps 1 lc rgb '#c08000' title 'p99, worst seed', \
-     '' using (column('limit_bytes') / U):(column('p50_max') / U) with linespoints lw 1.5 pt 5 ps 0.8 lc rgb '#3060b0' title 'p50, worst seed', \
-     '' using (column('limit_bytes') / U):(column('peak_max') / U) with linespoints lw 1.5 dt 2 pt 6 ps 1.8 lc rgb '#c03030' title 'peak, worst seed (points: evaluated limits)', \
+     '' index 0 using (column('limit_bytes') / U):(column('p99_max') / U) with linespoints lw 2 pt 7 ps 1 lc rgb '#c08000' title 'p99, worst seed', \
+     '' index 0 using (column('limit_bytes') / U):(column('p50_max') / U) with linespoints lw 1.5 pt 5 ps 0.8 lc rgb '#3060b0' title 'p50, worst seed', \
+     '' index 0 using (column('limit_bytes') / U):(column('peak_max') / U) with linespoints lw 1.5 dt 2 pt 6 ps 1.8 lc rgb '#c03030' title 'peak, worst seed (points: evaluated limits)', \
      ram_per_daemon / U with lines lw 2 lc rgb 'black' title 'RAM / daemons', \
      budget_per_daemon / U with lines lw 2 dt 2 lc rgb '#1a7f1a' title sprintf('budget: RAM / daemons less %.0f%% headroom', headroom * 100), \
      (rule_factor > 0 ? rule(x) : 1/0) with lines lw 2 dt 3 lc rgb '#7030a0' \
          title (rule_factor > 0 ? sprintf('rule of thumb: RSS = %.2g x %s', rule_factor, limit_key) : ''), \
      (rule_factor == 1.0 ? 1.15 * x : 1/0) with lines lw 1.5 dt 3 lc rgb '#b080d0' \
          title (rule_factor == 1.0 ? 'RSS = 1.15 x osd_memory_target (PR 22970: 0-15% over)' : ''), \
-     x with lines lw 1 dt 4 lc rgb 'gray50' title 'RSS = limit'
+     x with lines lw 1 dt 4 lc rgb 'gray50' title 'RSS = limit' @coarse

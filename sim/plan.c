@@ -1,23 +1,32 @@
 /*
  * plan.c — the search behind `rssim plan` (see plan.h for the contract).
  *
- * 1. Bracket: the guess lo is halved (by 4) while it is unsafe, down to
- *    min_bytes (infeasible below); hi is doubled while it is safe, up to
- *    max_bytes, unless the cache at hi is not even filled (accounted peak
- *    below fill_ratio x hi): then the workload, not the limit, bounds RSS.
- * 2. Refine: GSL's Brent solver on g(u) = need(q(e^u)) / budget - 1, u the
- *    log of the limit (so the tolerance is relative, as the question is),
- *    q the rounding to whole quanta.  g is a step function of the limit
- *    where a trim moves across a sample; Brent keeps a sign change inside
- *    its bracket and falls back to bisection, so it still converges.  After
- *    every iteration the answer is read from the evaluations themselves:
- *    the smallest unsafe limit, and the largest safe one below it; the
- *    search stops when they are within max(tol_rel x safe, tol_min_bytes).
- * GSL cannot carry an error out of its callback: the wrapper keeps f's
- * error and returns 0, and the driver checks it after every step.
+ * 1. Bracket: the first guesses lo and hi are evaluated together (one
+ *    batch: the caller may replay them side by side).  While lo is unsafe
+ *    it moves down, while hi is safe it moves up, the k-th step of a walk
+ *    by min(cap, rho^(2^k)), rho = hi / lo of the first guess (cap 4 down,
+ *    2 up): from a wide guess (hi = 8 lo) the walk quarters lo and doubles
+ *    hi; from a narrow one (a coarse answer +-0.45 %) it starts with
+ *    steps of the guess's own width and widens them.  Down to min_bytes
+ *    (infeasible below); up to max_bytes, unless the cache at hi is not
+ *    even filled (accounted peak below fill_ratio x hi): then the
+ *    workload, not the limit, bounds RSS.
+ * 2. Refine, two limits per step (one batch): around the limit where the
+ *    line through the safe s and the unsafe u meets the budget (regula
+ *    falsi), 0.45 x the tolerance on each side, so one step ends the search
+ *    when the response is near linear there (RSS grows about linearly with
+ *    the limit); the pair widens 4-fold after each step that misses, and
+ *    becomes (s, u)'s thirds once it would cover half of it, so a response
+ *    with steps (a trim on one side of a sample or the other) still
+ *    converges.  After every step the answer is read from the evaluations
+ *    themselves: the smallest unsafe limit, and the largest safe one below
+ *    it; the search stops when they are within max(tol_rel x safe,
+ *    tol_min_bytes) or a quantum.
+ *    (Until 2026-12-03 this was GSL's Brent solver on log(limit): one limit
+ *    per step, so nothing to evaluate side by side.)
+ * The limits evaluated depend on f's values only, never on how the caller
+ * runs a batch, so the answer is the same with any number of workers.
  */
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_roots.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -46,50 +55,62 @@ static double quantize(const rs_plan_opts *o, double x)
     return q;
 }
 
-/* f at the quantized limit x, once per distinct x; 0 or the error. */
-static int eval(memo *m, double x, rs_plan_eval *r_ev)
+static int memo_find(const memo *m, double x)
 {
     for (int i = 0; i < m->n; i++)
-        if (m->xs[i] == x) { /* quantized values: identity, not tolerance */
-            *r_ev = m->evs[i];
-            return 0;
-        }
-    if (m->n >= m->o->max_evals)
+        if (m->xs[i] == x) /* quantized values: identity, not tolerance */
+            return i;
+    return -1;
+}
+
+/* f at the n quantized limits xs (n <= 2), once per distinct limit: the
+ * ones not yet known go to f as one batch; r_evs[i] is f at xs[i].  0 or
+ * the error. */
+static int eval_batch(memo *m, const double *xs, int n, rs_plan_eval *r_evs)
+{
+    double todo[2];
+    rs_plan_eval got[2];
+    int ntodo = 0;
+
+    for (int i = 0; i < n; i++)
+        if (memo_find(m, xs[i]) < 0 && !(ntodo == 1 && todo[0] == xs[i]))
+            todo[ntodo++] = xs[i];
+    if (m->n + ntodo > m->o->max_evals)
         return m->rc = rs_fail(m->err, RS_EINPUT, "no answer within %d evaluations",
                                m->o->max_evals);
-    if (m->n == m->cap) {
+    if (m->n + ntodo > m->cap) {
         int cap = m->cap ? 2 * m->cap : 16;
-        double *xs = realloc(m->xs, (size_t)cap * sizeof *xs);
-        if (xs)
-            m->xs = xs;
-        rs_plan_eval *evs = xs ? realloc(m->evs, (size_t)cap * sizeof *evs) : NULL;
+        double *xs2 = realloc(m->xs, (size_t)cap * sizeof *xs2);
+        if (xs2)
+            m->xs = xs2;
+        rs_plan_eval *evs = xs2 ? realloc(m->evs, (size_t)cap * sizeof *evs) : NULL;
         if (!evs)
             return m->rc = rs_fail(m->err, RS_ENOMEM, "out of memory for the plan memo");
         m->evs = evs;
         m->cap = cap;
     }
-    if ((m->rc = m->f(x, m->ctx, r_ev, m->err)))
+    if (ntodo && (m->rc = m->f(todo, ntodo, m->ctx, got, m->err)))
         return m->rc;
-    if (!isfinite(r_ev->need_bytes) || r_ev->need_bytes < 0)
-        return m->rc = rs_fail(m->err, RS_EINTERNAL, "plan: need at limit %.0f is %g", x,
-                               r_ev->need_bytes);
-    m->xs[m->n] = x;
-    m->evs[m->n++] = *r_ev;
+    for (int i = 0; i < ntodo; i++) {
+        if (!isfinite(got[i].need_bytes) || got[i].need_bytes < 0)
+            return m->rc = rs_fail(m->err, RS_EINTERNAL, "plan: need at limit %.0f is %g",
+                                   todo[i], got[i].need_bytes);
+        m->xs[m->n] = todo[i];
+        m->evs[m->n++] = got[i];
+    }
+    for (int i = 0; i < n; i++)
+        r_evs[i] = m->evs[memo_find(m, xs[i])];
     return 0;
+}
+
+static int eval(memo *m, double x, rs_plan_eval *r_ev)
+{
+    return eval_batch(m, &x, 1, r_ev);
 }
 
 static int safe(const memo *m, const rs_plan_eval *ev)
 {
     return ev->need_bytes <= m->o->budget_bytes;
-}
-
-static double gsl_g(double u, void *p)
-{
-    memo *m = p;
-    rs_plan_eval ev;
-    if (m->rc || eval(m, quantize(m->o, exp(u)), &ev))
-        return 0; /* ignored: m->rc is checked after every step */
-    return ev.need_bytes / m->o->budget_bytes - 1.0;
 }
 
 static double tol_at(const rs_plan_opts *o, double x)
@@ -113,6 +134,61 @@ static void answer(const memo *m, double *r_safe, double *r_unsafe, rs_plan_eval
         }
     *r_safe = best;
     *r_unsafe = unsafe;
+}
+
+/* The k-th step of a bracket walk from x, down (dir < 0) or up: by
+ * min(cap, rho^(2^k)), cap 4 down and 2 up, rho_log = log(rho); at least
+ * one quantum. */
+static double step_from(const rs_plan_opts *o, double x, int dir, double rho_log, int k)
+{
+    double f = exp(ldexp(rho_log, k < 60 ? k : 60)), cap = dir < 0 ? 4 : 2;
+    double y = quantize(o, dir < 0 ? x / (f < cap ? f : cap) : x * (f < cap ? f : cap));
+    if (y == x)
+        y = quantize(o, x + dir * o->quantum_bytes);
+    return y;
+}
+
+/* f's need at the evaluated limit x. */
+static double need_of(const memo *m, double x)
+{
+    return m->evs[memo_find(m, x)].need_bytes;
+}
+
+/* The next step's limits strictly between the safe s and the unsafe u:
+ * the budget's crossing on the line through (s, need(s)) and (u, need(u))
+ * (regula falsi), +- 0.45 x the tolerance there, so that when the line is
+ * right the pair brackets the answer within the tolerance in one step.
+ * After `misses` steps whose pair did not bracket it, the half-width is
+ * 4^misses times that; once the pair would span half of (s, u) it is
+ * (s, u)'s thirds instead, which shrinks it to a third at worst.  The
+ * number of limits (0 when no whole quantum lies between s and u). */
+static int refine_pair(const memo *m, double s, double u, int misses, double r_pair[2])
+{
+    const rs_plan_opts *o = m->o;
+    double gs = need_of(m, s) - o->budget_bytes, gu = need_of(m, u) - o->budget_bytes;
+    double x = gu > gs ? s + (u - s) * (-gs / (gu - gs)) : (s + u) / 2;
+    double d = 0.45 * tol_at(o, x) * ldexp(1, 2 * (misses < 20 ? misses : 20));
+    double a, b;
+
+    if (2 * d >= (u - s) / 2) {
+        a = s + (u - s) / 3;
+        b = s + 2 * (u - s) / 3;
+    } else {
+        a = x - d;
+        b = x + d;
+    }
+    a = quantize(o, a);
+    b = quantize(o, b);
+    if (a <= s)
+        a = quantize(o, s + o->quantum_bytes);
+    if (b >= u)
+        b = quantize(o, u - o->quantum_bytes);
+    int n = 0;
+    if (a > s && a < u)
+        r_pair[n++] = a;
+    if (b > s && b < u && b != a)
+        r_pair[n++] = b;
+    return n;
 }
 
 static int check_opts(const rs_plan_opts *o, rs_err *err)
@@ -145,7 +221,15 @@ int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *o, rs_plan_resul
         goto out;
     lo = quantize(o, o->lo_bytes);
     hi = quantize(o, o->hi_bytes);
-    /* 1. bracket: a safe lo ... */
+    const double rho_log = log(hi / lo);
+    int steps = 0;
+    /* 1. bracket: the first guesses together, then a safe lo ... */
+    {
+        double both[2] = { lo, hi };
+        rs_plan_eval evs[2];
+        if ((rc = eval_batch(&m, both, lo < hi ? 2 : 1, evs)))
+            goto out;
+    }
     for (;;) {
         if ((rc = eval(&m, lo, &ev_lo)))
             goto out;
@@ -158,9 +242,10 @@ int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *o, rs_plan_resul
             r.need_bytes = ev_lo.need_bytes;
             goto out;
         }
-        lo = quantize(o, lo / 4);
+        lo = step_from(o, lo, -1, rho_log, steps++);
     }
     /* ... and an unsafe hi */
+    steps = 0;
     while (hi > lo) {
         if ((rc = eval(&m, hi, &ev_hi)))
             goto out;
@@ -176,37 +261,24 @@ int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *o, rs_plan_resul
             r.outcome = RS_PLAN_AT_MAX;
             goto done;
         }
-        hi = quantize(o, hi * 2);
+        hi = step_from(o, hi, +1, rho_log, steps++);
     }
-    /* 2. refine between them */
-    answer(&m, &s, &u, &ev);
-    if (u > 0 && s > 0 && u - s > tol_at(o, s) && u - s > o->quantum_bytes) {
-        gsl_function F = { .function = gsl_g, .params = &m };
-        gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-        int status;
-        if (!solver) {
-            rc = rs_fail(err, RS_ENOMEM, "out of memory for the root solver");
+    /* 2. refine between them, a pair of limits per step */
+    int misses = 0;
+    for (;;) {
+        answer(&m, &s, &u, &ev);
+        if (!(u > 0 && s > 0) || u - s <= tol_at(o, s) || u - s <= o->quantum_bytes)
+            break;
+        double pair[2];
+        int n = refine_pair(&m, s, u, misses, pair);
+        if (!n)
+            break; /* no limit left between them: they are a quantum apart */
+        if ((rc = eval_batch(&m, pair, n, (rs_plan_eval[2]){ { 0 } })))
             goto out;
-        }
-        status = gsl_root_fsolver_set(solver, &F, log(s), log(u));
-        while (!status && !m.rc) {
-            status = gsl_root_fsolver_iterate(solver);
-            if (status || m.rc)
-                break;
-            answer(&m, &s, &u, &ev);
-            if (u - s <= tol_at(o, s) || u - s <= o->quantum_bytes)
-                break;
-            double a = gsl_root_fsolver_x_lower(solver), b = gsl_root_fsolver_x_upper(solver);
-            if (exp(b) - exp(a) < o->quantum_bytes / 2)
-                break; /* the solver's bracket is inside one quantum */
-        }
-        gsl_root_fsolver_free(solver);
-        if ((rc = m.rc))
-            goto out;
-        if (status) {
-            rc = rs_fail(err, RS_EINTERNAL, "root solver failed: %s", gsl_strerror(status));
-            goto out;
-        }
+        double s2, u2;
+        rs_plan_eval ev2;
+        answer(&m, &s2, &u2, &ev2);
+        misses = n == 2 && s2 == pair[0] && u2 == pair[1] ? 0 : misses + 1;
     }
     r.outcome = RS_PLAN_FOUND;
 done:

@@ -1,8 +1,8 @@
 /*
  * plan.h — "which limit is safe on this node?": the largest value of a
  * daemon's memory limit at which N daemons' predicted RSS stays within a
- * budget (RAM x (1 - headroom)), found by bracketing and GSL's Brent root
- * finder on log(limit).
+ * budget (RAM x (1 - headroom)), found by bracketing and refining, two
+ * limits at a time (a batch the caller may evaluate side by side).
  *
  * This module knows nothing of runs, traces or the store: the caller's
  * evaluation function turns a limit (bytes) into what N daemons need at it
@@ -26,13 +26,17 @@ typedef struct rs_plan_eval {
     double accounted_peak_bytes; /* one daemon's highest accounted bytes */
 } rs_plan_eval;
 
-/* f(limit_bytes) into *r_ev; 0 or an RS_E* code (which ends the search and
- * is returned as is).  need_bytes must be finite and >= 0. */
-typedef int (*rs_plan_fn)(double limit_bytes, void *ctx, rs_plan_eval *r_ev, rs_err *err);
+/* f at each of the n (1 or 2) distinct limits into r_evs[i]; 0 or an RS_E*
+ * code (which ends the search and is returned as is).  need_bytes must be
+ * finite and >= 0.  The limits of one call do not depend on each other's
+ * values: the caller may evaluate them side by side. */
+typedef int (*rs_plan_fn)(const double *limits_bytes, int n, void *ctx, rs_plan_eval *r_evs,
+                          rs_err *err);
 
 typedef struct rs_plan_opts {
     double budget_bytes;     /* what N daemons may need at most (> 0) */
-    double lo_bytes, hi_bytes; /* the first bracket guess, lo < hi */
+    double lo_bytes, hi_bytes; /* the first bracket guess, lo < hi; a walk out of
+                              * it starts with steps of hi / lo (see plan.c) */
     double min_bytes, max_bytes; /* never evaluate outside [min, max] */
     double tol_rel;          /* stop when unsafe - safe <= max(tol_rel x safe, tol_min_bytes) */
     double tol_min_bytes;
@@ -61,7 +65,7 @@ typedef struct rs_plan_result {
 } rs_plan_result;
 
 /* Search.  0 with *r_res filled for every outcome; RS_EINPUT for bad
- * options; f's own code when f fails; RS_EINTERNAL when GSL fails. */
+ * options; f's own code when f fails. */
 int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *opts, rs_plan_result *r_res,
                    rs_err *err);
 

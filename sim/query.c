@@ -706,14 +706,18 @@ int rs_query_plan_evals(rs_store *st, int64_t plan_id, rs_query_plan_eval_fn fn,
     sqlite3_stmt *s;
     int rc;
 
-    if ((rc = prepare(st, "SELECT run_id, seed, limit_bytes, reused FROM plan_evals"
-                          " WHERE plan_id = ?1 ORDER BY limit_bytes, seed, run_id",
+    if ((rc = prepare(st, "SELECT e.run_id, e.seed, e.limit_bytes, e.reused,"
+                          " coalesce(cast(p.value AS INTEGER), 1) FROM plan_evals e"
+                          " LEFT JOIN params p ON p.run_id = e.run_id AND p.key = 'mds_sample_k'"
+                          " WHERE e.plan_id = ?1 ORDER BY e.limit_bytes, e.seed, e.run_id",
                       &s, err, "read a plan's evaluations")))
         return rc;
     sqlite3_bind_int64(s, 1, plan_id);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        int64_t k = sqlite3_column_int64(s, 4);
         if ((rc = fn(ctx, sqlite3_column_int64(s, 0), (uint64_t)sqlite3_column_int64(s, 1),
-                     sqlite3_column_int64(s, 2), sqlite3_column_int(s, 3), err)))
+                     sqlite3_column_int64(s, 2), sqlite3_column_int(s, 3),
+                     k >= 1 && k <= UINT32_MAX ? (uint32_t)k : 1, err)))
             break;
     }
     if (rc == SQLITE_DONE)

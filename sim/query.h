@@ -163,9 +163,12 @@ typedef struct rs_query_plan {
 int rs_query_plan_get(rs_store *st, int64_t plan_id, rs_query_plan *r_plan, rs_err *err);
 void rs_query_plan_release(rs_query_plan *plan);
 /* An evaluation of a plan: its run, seed and limit; reused 1 when the run
- * existed before the plan asked for it. */
+ * existed before the plan asked for it; sample_k the run's mds_sample_k (1:
+ * not sampled; a coarse search's runs, `rssim plan --coarse`, are > 1 where
+ * the answer's are 1). */
 typedef int (*rs_query_plan_eval_fn)(void *ctx, int64_t run_id, uint64_t seed,
-                                     int64_t limit_bytes, int reused, rs_err *err);
+                                     int64_t limit_bytes, int reused, uint32_t sample_k,
+                                     rs_err *err);
 /* The plan's evaluations by limit, then seed. */
 int rs_query_plan_evals(rs_store *st, int64_t plan_id, rs_query_plan_eval_fn fn, void *ctx,
                         rs_err *err);

@@ -16,17 +16,35 @@ typedef struct synth {
     double step;                 /* > 0: limit rounded up to a multiple of step first */
     double fill_cap;             /* > 0: accounted peak is min(limit, fill_cap) */
     int calls, fail_at;
+    int batches, pairs, nfirst; /* calls of f, of them with two limits; first's size */
+    double first[2];            /* the limits of the first call */
 } synth;
 
-static int need(double limit, void *ctx, rs_plan_eval *r_ev, rs_err *err)
+static int need1(synth *s, double limit, rs_plan_eval *r_ev, rs_err *err)
 {
-    synth *s = ctx;
     if (++s->calls == s->fail_at)
         return rs_fail(err, RS_EINPUT, "run %d failed", s->calls);
     double l = s->step > 0 ? ceil(limit / s->step) * s->step : limit;
     double acc = s->fill_cap > 0 && s->fill_cap < l ? s->fill_cap : l;
     r_ev->need_bytes = s->daemons * (s->slope * acc + s->base);
     r_ev->accounted_peak_bytes = acc;
+    return 0;
+}
+
+static int need(const double *limits, int n, void *ctx, rs_plan_eval *r_evs, rs_err *err)
+{
+    synth *s = ctx;
+    CHECK(n == 1 || (n == 2 && limits[0] != limits[1]));
+    s->batches++;
+    s->pairs += n == 2;
+    if (s->nfirst == 0)
+        for (int i = 0; i < n; i++)
+            s->first[s->nfirst++] = limits[i];
+    for (int i = 0; i < n; i++) {
+        int rc = need1(s, limits[i], &r_evs[i], err);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
@@ -55,6 +73,45 @@ static void test_smooth(void)
     CHECK(r.need_bytes <= o.budget_bytes);
     CHECK(fmod(r.limit_bytes, MiB) == 0);
     CHECK_MSG(r.evaluations == s.calls && r.evaluations <= 20, "%d evaluations", r.evaluations);
+    /* the first guesses are one batch; on a linear response the line
+     * through them meets the budget where the answer is, so the next batch,
+     * a pair around that, ends the search: two steps */
+    CHECK(s.nfirst == 2 && s.first[0] == round(o.lo_bytes / MiB) * MiB &&
+          s.first[1] == round(o.hi_bytes / MiB) * MiB);
+    CHECK_MSG(s.batches == 2 && s.pairs == 2 && s.calls == 4, "%d steps, %d evaluations",
+              s.batches, s.calls);
+}
+
+/* A narrow first guess (a coarse answer +-0.45 %) that misses the answer:
+ * the walk starts with steps of the guess's width and widens them, so a
+ * miss by 3 % costs a few evaluations, not a doubling and a long refine. */
+static void test_narrow_guess(void)
+{
+    synth s = { .slope = 1.25, .base = 700 * MiB, .daemons = 1 };
+    rs_plan_opts o = opts_for(0.9 * 24 * GiB, 1);
+    rs_plan_result r;
+    rs_err err = { 0 };
+    double exact = (o.budget_bytes - s.base) / 1.25;
+
+    for (int side = -1; side <= 1; side += 2) {
+        double c = exact * (1 + side * 0.03);
+        s.calls = s.batches = s.pairs = s.nfirst = 0;
+        o.lo_bytes = c * (1 - 0.0045);
+        o.hi_bytes = c * (1 + 0.0045);
+        CHECK_MSG(rs_plan_search(need, &s, &o, &r, &err) == 0, "%s", err.msg);
+        CHECK(r.outcome == RS_PLAN_FOUND && r.converged);
+        CHECK_MSG(r.limit_bytes <= exact && exact - r.limit_bytes <= r.tol_bytes + MiB,
+                  "side %d: limit %.0f exact %.0f", side, r.limit_bytes, exact);
+        CHECK_MSG(r.evaluations <= 8, "side %d: %d evaluations from a guess 3%% off", side,
+                  r.evaluations);
+    }
+    /* a guess that holds the answer: the two first evaluations are the answer */
+    s.calls = s.batches = s.pairs = s.nfirst = 0;
+    o.lo_bytes = exact * (1 - 0.004);
+    o.hi_bytes = exact * (1 + 0.004);
+    CHECK(rs_plan_search(need, &s, &o, &r, &err) == 0);
+    CHECK_MSG(r.outcome == RS_PLAN_FOUND && r.converged && r.evaluations == 2 && s.batches == 1,
+              "%d evaluations in %d calls", r.evaluations, s.batches);
 }
 
 static void test_staircase(void)
@@ -110,8 +167,8 @@ static void test_errors(void)
     o.budget_bytes = 0;
     CHECK(rs_plan_search(need, &s, &o, &r, &err) == RS_EINPUT);
     o = opts_for(GiB, 1);
-    o.max_evals = 4; /* not enough for 1 % of 1 GiB from [128M, 1G] */
-    synth u = { .slope = 1.3, .daemons = 1 };
+    o.max_evals = 4; /* not enough for 1 % of 1 GiB from [128M, 1G] on steps */
+    synth u = { .slope = 1.5, .daemons = 1, .step = 100 * MiB };
     CHECK(rs_plan_search(need, &u, &o, &r, &err) == RS_EINPUT);
 }
 
@@ -119,6 +176,7 @@ int main(void)
 {
     test_smooth();
     test_staircase();
+    test_narrow_guess();
     test_infeasible_and_workload_bound();
     test_errors();
     return check_done();

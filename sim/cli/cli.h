@@ -107,6 +107,26 @@ int rs_cli_execute_run_opts(struct rs_store *st, long long run_id, const char *t
                             struct rs_result *r_res, unsigned long long *r_events,
                             unsigned long long *r_wall_ns, rs_err *err);
 
+/* One stored run to execute (begun in the store, not done): its rc and,
+ * on failure, why. */
+typedef struct rs_cli_job {
+    long long run_id;
+    const char *trace;
+    const struct rs_config *cfg;
+    int rc;
+    char msg[512];
+} rs_cli_job;
+/* Execute jobs[0..n) with up to `workers` processes side by side, each with
+ * its own connection to the database db (SQLite WAL; *st, db's connection
+ * here, is closed while they run and opened again), or one after another
+ * in this process on *st when workers or n is 1.  Every job ends 'done' or
+ * 'failed' (a worker killed by a signal fails its run here); the workers
+ * die with this process (PR_SET_PDEATHSIG), leaving their runs not done.
+ * Returns 0 when every job succeeded, else the first failed job's rc with
+ * its message in err (all workers have ended by then). */
+int rs_cli_execute_runs(struct rs_store **st, const char *db, rs_cli_job *jobs, int n, int workers,
+                        rs_err *err);
+
 int cmd_gen(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

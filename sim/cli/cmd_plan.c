@@ -4,10 +4,13 @@
  * the largest value of the daemon's limit key (rs_daemon_ops.limit_key) at
  * which N daemons' predicted RSS fits in RAM less the headroom.
  *
- * The search is sim/plan.c's (bracket, then Brent on log(limit)); this file
- * turns one limit into stored runs: for each seed, the preset + --set +
- * limit config is hashed like the runs table's param_hash, and a done run
- * with the same trace sha256 and param_hash is reused rather than replayed.
+ * The search is sim/plan.c's (bracket, then refine, two limits a step);
+ * this file turns a step's limits into stored runs, replayed side by side
+ * (--jobs: rs_cli_execute_runs), after a coarse search with sampled runs
+ * for big mds traces (--coarse: coarse_search).  For each seed, the preset
+ * + --set + limit config is hashed like the runs table's param_hash, and a
+ * done run with the same trace sha256 and param_hash is reused rather than
+ * replayed.
  * What a daemon needs at a limit is its RSS at the quantile — p50 or p99 of
  * the steady samples (overshoot_p50/p99 x limit_bytes), or rss_peak_bytes —
  * and the worst of the K seeds decides.  With a gen: workload the K traces
@@ -15,7 +18,8 @@
  * by the hash of the generator's options; with a trace file the K seeds are
  * the run's own seed (the models' random streams).
  *
- * The plan and each evaluation are stored (plans, plan_evals: docs/store.md)
+ * The plan and each evaluation are stored (plans, plan_evals: docs/store.md;
+ * a coarse search's runs too, told apart by their mds_sample_k)
  * for `rssim plot capacity --plan ID`.  The rules of thumb printed next to
  * the answer, and their sources:
  *   mds  RSS ~ 1.5 x mds_cache_memory_limit: Red Hat Ceph Storage 5 File
@@ -39,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../models/daemon/daemon.h"
@@ -58,6 +63,13 @@
 
 #define MAX_SETS 256
 #define MAX_SEEDS 64
+/* The coarse search by default: sampled 1/8 (within 0.4 % of full runs at
+ * 256 GiB, docs/validation.md), for traces of 256 MiB or more (about 8 M
+ * binary records): below that a full plan takes a minute or less, and a
+ * small namespace samples poorly (the 300 k-record test trace of
+ * tests/cli/plan_jobs.sh: sampled p99 5 % off the full one). */
+#define COARSE_K 8
+#define COARSE_MIN_BYTES (256.0 * MiB)
 #define MiB 1048576.0
 #define GiB 1073741824.0
 
@@ -67,7 +79,8 @@ static void usage(FILE *f)
             "usage: rssim plan --preset P --workload TRACE|gen:NAME[:k=v,...] --ram SIZE\n"
             "                  [--daemons N] [--headroom PCT] [--quantile p50|0.99|peak]\n"
             "                  [--seeds K] [--limit L | --cgroup-limit SIZE [--cgroup-ratio R]]\n"
-            "                  [--tol PCT] [--set K=V ...] [--db PATH] [--json]\n\n"
+            "                  [--tol PCT] [--set K=V ...] [--jobs N] [--coarse K]\n"
+            "                  [--db PATH] [--json]\n\n"
             "Find the largest value of the daemon's memory limit (kv_cache_limit,\n"
             "mds_cache_memory_limit, osd_memory_target) at which N daemons' predicted RSS\n"
             "stays within RAM less the headroom.  Every evaluation is a stored run; a run\n"
@@ -93,6 +106,14 @@ static void usage(FILE *f)
             "                        limit are within PCT of the limit (default 1%%, at\n"
             "                        least 1 MiB)\n"
             "  -s, --set K=V         fixed override (repeatable)\n"
+            "  -j, --jobs N          replay a search step's runs (2 limits x K seeds) side\n"
+            "                        by side in up to N processes (default: one per core,\n"
+            "                        at most 2 x K); each holds one run's memory.  The\n"
+            "                        limits searched, and so the answer, do not depend on N\n"
+            "      --coarse K        mds: search first with every run sampled 1/K\n"
+            "                        (mds_sample_k), then confirm with full runs from that\n"
+            "                        answer; 1: off.  Default 8 when every trace is 256 MiB\n"
+            "                        or more, else off.  The answer is the full runs'\n"
             "      --db PATH         SQLite database (default %s)\n"
             "      --json            print the answer as JSON\n"
             "  -h, --help            this help\n\n"
@@ -127,7 +148,16 @@ typedef struct plan_ctx {
     seed_eval *evals;
     int nevals, cap, replayed, reused;
     long long sample_k; /* mds_sample_k of every evaluation; 0: not sampled */
+    long long coarse;   /* > 1: the coarse search is on, its runs sampled 1/coarse */
+    int jobs;           /* runs of a batch replayed side by side, at most */
 } plan_ctx;
+
+/* The coarse search's account, for the answer. */
+typedef struct coarse_sum {
+    long long k;                /* 0: none */
+    int runs, replayed, reused;
+    rs_plan_result res;
+} coarse_sum;
 
 static double q_of(quantile q, const seed_eval *e)
 {
@@ -177,46 +207,58 @@ static double metric_of(rs_store *st, int64_t id, const char *name, rs_err *err,
     return v;
 }
 
-static int eval_seed(plan_ctx *pc, double limit, int k, seed_eval *r, rs_err *err)
-{
-    rs_config *cfg = NULL;
-    rs_result res;
-    char value[64], hash[17], label[256], seedv[32];
-    int64_t id = 0;
-    int rc;
-    uint64_t seed;
+/* One run of an evaluation: found done in the store, or begun and to be
+ * replayed (cfg kept for that). */
+typedef struct seed_run {
+    rs_config *cfg;
+    char value[64];
+    int64_t id;
+    int reused;
+} seed_run;
 
-    rs_result_init(&res);
-    limit_value(limit, value, sizeof value);
+/* The run of seed k at limit: reused when the store has it done, else
+ * begun (status running) for rs_cli_execute_runs. */
+static int seed_begin(plan_ctx *pc, double limit, int k, seed_run *r, rs_err *err)
+{
+    char hash[17], label[256], seedv[32];
+    int rc;
+
+    limit_value(limit, r->value, sizeof r->value);
     snprintf(seedv, sizeof seedv, "%d", k + 1);
-    if ((rc = rs_config_clone(pc->base, &cfg, err)) ||
-        (rc = rs_config_set(cfg, pc->limit_key, value, err)) ||
-        (pc->trace_seeds && (rc = rs_config_set(cfg, "seed", seedv, err))) ||
-        (rc = rs_schema_finish(cfg, NULL, NULL, err)))
-        goto out;
+    if ((rc = rs_config_clone(pc->base, &r->cfg, err)) ||
+        (rc = rs_config_set(r->cfg, pc->limit_key, r->value, err)) ||
+        (pc->trace_seeds && (rc = rs_config_set(r->cfg, "seed", seedv, err))) ||
+        (rc = rs_schema_finish(r->cfg, NULL, NULL, err)))
+        return rc;
     const int ti = pc->trace_seeds ? 0 : k;
-    seed = pc->trace_seeds ? (uint64_t)(k + 1) : (uint64_t)rs_config_int(cfg, "seed");
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)rs_config_hash(cfg));
-    if ((rc = rs_query_run_find_done(pc->st, pc->shas[ti], hash, &id, err)))
-        goto out;
-    r->reused = id != 0;
-    if (!id) {
-        snprintf(label, sizeof label, "plan %lld %s=%s%s%s", (long long)pc->plan_id,
-                 pc->limit_key, value, pc->nseeds > 1 ? " seed " : "", pc->nseeds > 1 ? seedv : "");
-        rs_run_meta meta = {
-            .kind = "predicted", .trace_path = pc->traces[ti], .trace_sha256 = pc->shas[ti],
-            .preset = pc->preset, .seed = (uint64_t)rs_config_int(cfg, "seed"), .label = label,
-            .sweep_id = 0, .point_index = -1,
-        };
-        if ((rc = rs_store_run_begin(pc->st, &meta, cfg, &id, err)) ||
-            (rc = rs_cli_execute_run(pc->st, id, pc->traces[ti], cfg, NULL, &res, NULL, NULL, err)))
-            goto out;
-        pc->replayed++;
-    } else {
-        pc->reused++;
-    }
+    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)rs_config_hash(r->cfg));
+    if ((rc = rs_query_run_find_done(pc->st, pc->shas[ti], hash, &r->id, err)))
+        return rc;
+    r->reused = r->id != 0;
+    if (r->reused)
+        return 0;
+    snprintf(label, sizeof label, "plan %lld %s%s=%s%s%s", (long long)pc->plan_id,
+             pc->coarse ? "coarse " : "", pc->limit_key, r->value, pc->nseeds > 1 ? " seed " : "",
+             pc->nseeds > 1 ? seedv : "");
+    rs_run_meta meta = {
+        .kind = "predicted", .trace_path = pc->traces[ti], .trace_sha256 = pc->shas[ti],
+        .preset = pc->preset, .seed = (uint64_t)rs_config_int(r->cfg, "seed"), .label = label,
+        .sweep_id = 0, .point_index = -1,
+    };
+    return rs_store_run_begin(pc->st, &meta, r->cfg, &r->id, err);
+}
+
+/* The done run of seed k at limit into *r, linked to the plan (a coarse
+ * search's too: its runs say mds_sample_k). */
+static int seed_collect(plan_ctx *pc, double limit, int k, const seed_run *sr, seed_eval *r,
+                        rs_err *err)
+{
+    int rc = 0;
+    const int64_t id = sr->id;
+
+    r->reused = sr->reused;
     r->run_id = id;
-    r->seed = pc->trace_seeds ? seed : (uint64_t)(k + 1);
+    r->seed = (uint64_t)(k + 1); /* the generator's seed, or the run's (seed key k + 1) */
     r->limit = limit;
     double lim = metric_of(pc->st, id, "limit_bytes", err, &rc);
     r->p50 = metric_of(pc->st, id, "overshoot_p50", err, &rc) * lim;
@@ -234,21 +276,26 @@ static int eval_seed(plan_ctx *pc, double limit, int k, seed_eval *r, rs_err *er
     if (!rc)
         rc = rs_store_plan_eval(pc->st, pc->plan_id, id, r->seed, (int64_t)llround(limit),
                                 r->reused, err);
-out:
     if (rc)
-        rs_err_prefix(err, "%s=%s", pc->limit_key, value);
-    rs_result_release(&res);
-    rs_config_free(cfg);
+        rs_err_prefix(err, "%s=%s", pc->limit_key, sr->value);
     return rc;
 }
 
-/* The K seeds at one limit, appended to pc->evals; *r_first: the index of
- * the first of them. */
-static int eval_limit(plan_ctx *pc, double limit, int *r_first, rs_err *err)
+/* The K seeds at each of the n limits, appended to pc->evals (limit by
+ * limit, seed by seed); the runs not in the store replayed side by side
+ * with up to pc->jobs workers. */
+static int eval_limits(plan_ctx *pc, const double *limits, int n, rs_err *err)
 {
-    if (pc->nevals + pc->nseeds > pc->cap) {
+    const int m = n * pc->nseeds;
+    seed_run runs[2 * MAX_SEEDS] = { { 0 } };
+    rs_cli_job jobs[2 * MAX_SEEDS];
+    int job_run[2 * MAX_SEEDS], njobs = 0, rc = 0;
+
+    if (n > 2)
+        return rs_fail(err, RS_EINTERNAL, "plan: %d limits at once", n);
+    if (pc->nevals + m > pc->cap) {
         int cap = pc->cap ? 2 * pc->cap : 64;
-        while (cap < pc->nevals + pc->nseeds)
+        while (cap < pc->nevals + m)
             cap *= 2;
         seed_eval *e = realloc(pc->evals, (size_t)cap * sizeof *e);
         if (!e)
@@ -256,14 +303,39 @@ static int eval_limit(plan_ctx *pc, double limit, int *r_first, rs_err *err)
         pc->evals = e;
         pc->cap = cap;
     }
-    *r_first = pc->nevals;
-    for (int k = 0; k < pc->nseeds; k++) {
-        int rc = eval_seed(pc, limit, k, &pc->evals[pc->nevals], err);
-        if (rc)
-            return rc;
-        pc->nevals++;
+    for (int j = 0; j < m && !rc; j++) {
+        const int k = j % pc->nseeds;
+        if ((rc = seed_begin(pc, limits[j / pc->nseeds], k, &runs[j], err))) {
+            limit_value(limits[j / pc->nseeds], runs[j].value, sizeof runs[j].value);
+            rs_err_prefix(err, "%s=%s", pc->limit_key, runs[j].value);
+            break;
+        }
+        if (!runs[j].reused) {
+            job_run[njobs] = j;
+            jobs[njobs++] = (rs_cli_job){ .run_id = runs[j].id,
+                                          .trace = pc->traces[pc->trace_seeds ? 0 : k],
+                                          .cfg = runs[j].cfg };
+        }
     }
-    return 0;
+    if (!rc && njobs && (rc = rs_cli_execute_runs(&pc->st, pc->db, jobs, njobs, pc->jobs, err)))
+        for (int i = 0; i < njobs; i++)
+            if (jobs[i].rc) {
+                rs_err_prefix(err, "%s=%s", pc->limit_key, runs[job_run[i]].value);
+                break;
+            }
+    for (int j = 0; j < m && !rc; j++) {
+        if ((rc = seed_collect(pc, limits[j / pc->nseeds], j % pc->nseeds, &runs[j],
+                               &pc->evals[pc->nevals], err)))
+            break;
+        pc->nevals++;
+        if (runs[j].reused)
+            pc->reused++;
+        else
+            pc->replayed++;
+    }
+    for (int j = 0; j < m; j++)
+        rs_config_free(runs[j].cfg);
+    return rc;
 }
 
 /* min, max and worst (index) of the quantile over the K seeds from first. */
@@ -335,15 +407,13 @@ static int node_peak(plan_ctx *pc, int first, double *r_peak, rs_err *err)
     return rc;
 }
 
-static int plan_fn(double limit, void *ctx, rs_plan_eval *r_ev, rs_err *err)
+/* What the daemons need at limit, from its K evaluations at pc->evals[first]. */
+static int need_at(plan_ctx *pc, double limit, int first, rs_plan_eval *r_ev, rs_err *err)
 {
-    plan_ctx *pc = ctx;
-    int first = 0, worst, rc, summed = 0;
+    int worst, rc, summed = 0;
     double lo, hi;
     char a[32], b[32], c[32];
 
-    if ((rc = eval_limit(pc, limit, &first, err)))
-        return rc;
     spread(pc, first, pc->q, &lo, &hi, &worst);
     r_ev->need_bytes = pc->daemons * hi;
     /* peak, several daemons on several seeds: the peak of their sum */
@@ -362,7 +432,7 @@ static int plan_fn(double limit, void *ctx, rs_plan_eval *r_ev, rs_err *err)
         fprintf(stderr, "plan: %s=%s: peak of %g daemons' summed RSS (seed i mod %d each) = %s, "
                 "%g x the worst seed's peak = %s: %s%s\n", pc->limit_key, a, pc->daemons,
                 pc->nseeds, c, pc->daemons, b, node <= pc->budget ? "fits" : "too much",
-                pc->sample_k ? " (sampled)" : "");
+                pc->coarse ? " (coarse, sampled)" : pc->sample_k ? " (sampled)" : "");
     }
     r_ev->accounted_peak_bytes = 0;
     for (int i = first; i < first + pc->nseeds; i++)
@@ -374,11 +444,84 @@ static int plan_fn(double limit, void *ctx, rs_plan_eval *r_ev, rs_err *err)
     fmt_bytes(hi, b, sizeof b);
     fmt_bytes(r_ev->need_bytes, c, sizeof c);
     char sampled[48] = "";
-    if (pc->sample_k)
+    if (pc->coarse)
+        snprintf(sampled, sizeof sampled, ", coarse: sampled 1/%lld", pc->coarse);
+    else if (pc->sample_k)
         snprintf(sampled, sizeof sampled, ", sampled 1/%lld", pc->sample_k);
     fprintf(stderr, "plan: %s=%s: %s %s x %g = %s: %s (run %lld%s%s)\n", pc->limit_key, a,
             q_name(pc->q), b, pc->daemons, c, r_ev->need_bytes <= pc->budget ? "fits" : "too much",
             (long long)pc->evals[worst].run_id, pc->evals[worst].reused ? ", reused" : "", sampled);
+    return 0;
+}
+
+/* rs_plan_fn: the n limits' evaluations as one batch (their runs side by
+ * side), then what the daemons need at each. */
+static int plan_fn(const double *limits, int n, void *ctx, rs_plan_eval *r_evs, rs_err *err)
+{
+    plan_ctx *pc = ctx;
+    int first = pc->nevals, rc;
+
+    if ((rc = eval_limits(pc, limits, n, err)))
+        return rc;
+    for (int i = 0; i < n; i++)
+        if ((rc = need_at(pc, limits[i], first + i * pc->nseeds, &r_evs[i], err)))
+            return rc;
+    return 0;
+}
+
+/* The coarse search: the same search with every run sampled 1/pc->coarse
+ * (an eighth of a full run's time) and half the tolerance; its
+ * answer, when it found one, becomes the full search's first guess, a pair
+ * of limits 0.9 x tol apart around it, so that the full runs usually need
+ * only that pair (one batch).  Its runs are the plan's evaluations too
+ * (plan_evals; their mds_sample_k tells them apart), but the answer is
+ * always the full runs'. */
+static int coarse_search(plan_ctx *pc, rs_plan_opts *po, double tol, coarse_sum *r_cs,
+                         rs_err *err)
+{
+    const rs_config *full = pc->base;
+    rs_config *cfg = NULL;
+    rs_plan_opts co = *po;
+    char k[32], a[32], b[32];
+    int rc;
+
+    snprintf(k, sizeof k, "%lld", pc->coarse);
+    if ((rc = rs_config_clone(full, &cfg, err)) ||
+        (rc = rs_config_set(cfg, "mds_sample_k", k, err)) ||
+        (rc = rs_schema_finish(cfg, NULL, NULL, err))) {
+        rs_config_free(cfg);
+        return rc;
+    }
+    fprintf(stderr, "plan: coarse search, every run sampled 1/%lld\n", pc->coarse);
+    pc->base = cfg;
+    co.tol_rel = tol / 2;
+    rc = rs_plan_search(plan_fn, pc, &co, &r_cs->res, err);
+    pc->base = full;
+    rs_config_free(cfg);
+    r_cs->k = pc->coarse;
+    r_cs->runs = pc->nevals;
+    r_cs->replayed = pc->replayed;
+    r_cs->reused = pc->reused;
+    free(pc->evals);
+    pc->evals = NULL;
+    pc->nevals = pc->cap = pc->replayed = pc->reused = 0;
+    pc->coarse = 0;
+    if (rc)
+        return rc;
+    const rs_plan_result *cr = &r_cs->res;
+    if (cr->outcome != RS_PLAN_FOUND || !(cr->unsafe_bytes > cr->limit_bytes)) {
+        fprintf(stderr, "plan: the coarse search found no limit between a safe and an unsafe "
+                "one; the full search starts from the whole range\n");
+        return 0;
+    }
+    double c = (cr->limit_bytes + cr->unsafe_bytes) / 2, h = 0.45 * tol * c;
+    if (h < po->quantum_bytes)
+        h = po->quantum_bytes;
+    po->lo_bytes = c - h > po->min_bytes ? c - h : po->min_bytes;
+    po->hi_bytes = c + h;
+    fmt_bytes(po->lo_bytes, a, sizeof a);
+    fmt_bytes(po->hi_bytes, b, sizeof b);
+    fprintf(stderr, "plan: the full search starts from the coarse answer: %s and %s\n", a, b);
     return 0;
 }
 
@@ -527,8 +670,8 @@ static void print_sampled(const plan_ctx *pc)
                "scaled to the whole namespace\n", pc->sample_k, RS_SAMPLE_ERROR_NOTE);
 }
 
-static void print_text(const plan_ctx *pc, const report *rp, double ram, double headroom,
-                       const char *daemon)
+static void print_text(const plan_ctx *pc, const coarse_sum *cs, const report *rp, double ram,
+                       double headroom, const char *daemon)
 {
     char a[32], b[32], c[32], d[32], f[32];
     double lo, hi;
@@ -601,8 +744,11 @@ static void print_text(const plan_ctx *pc, const report *rp, double ram, double 
     if (rp->caveat[0])
         printf("%s\n", rp->caveat);
     print_sampled(pc);
-    printf("evaluations: %d runs (%d replayed, %d reused); plan %lld in %s\n", pc->nevals,
-           pc->replayed, pc->reused, (long long)pc->plan_id, pc->db);
+    printf("evaluations: %d runs (%d replayed, %d reused)", pc->nevals, pc->replayed, pc->reused);
+    if (cs->k)
+        printf(", after a coarse search of %d runs sampled 1/%lld (%d replayed, %d reused)",
+               cs->runs, cs->k, cs->replayed, cs->reused);
+    printf("; plan %lld in %s\n", (long long)pc->plan_id, pc->db);
 }
 
 static json_t *bytes_spread(const plan_ctx *pc, int first, quantile q)
@@ -613,8 +759,9 @@ static json_t *bytes_spread(const plan_ctx *pc, int first, quantile q)
     return json_pack("{s:f,s:f}", "min_bytes", lo, "max_bytes", hi);
 }
 
-static int print_json(const plan_ctx *pc, const report *rp, double ram, double headroom,
-                      const char *daemon, const char *preset, const char *workload)
+static int print_json(const plan_ctx *pc, const coarse_sum *cs, const report *rp, double ram,
+                      double headroom, const char *daemon, const char *preset,
+                      const char *workload)
 {
     json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:s,s:i,s:s,s:s}", "plan_id",
                           (json_int_t)pc->plan_id, "preset", preset, "workload", workload,
@@ -669,6 +816,14 @@ static int print_json(const plan_ctx *pc, const report *rp, double ram, double h
     json_object_set_new(o, "evaluations", evs);
     json_object_set_new(o, "replayed", json_integer(pc->replayed));
     json_object_set_new(o, "reused", json_integer(pc->reused));
+    json_object_set_new(o, "coarse",
+                        !cs->k ? json_null()
+                               : json_pack("{s:I,s:s,s:f,s:f,s:i,s:i,s:i}", "mds_sample_k",
+                                           (json_int_t)cs->k, "outcome",
+                                           cs->res.outcome == RS_PLAN_FOUND ? "found" : "other",
+                                           "limit_bytes", cs->res.limit_bytes, "unsafe_bytes",
+                                           cs->res.unsafe_bytes, "runs", cs->runs, "replayed",
+                                           cs->replayed, "reused", cs->reused));
     int rc = json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
     json_decref(o);
@@ -688,19 +843,21 @@ int cmd_plan(int argc, char **argv)
         { "cgroup-ratio", required_argument, NULL, 'R' },
         { "tol", required_argument, NULL, 't' },      { "set", required_argument, NULL, 's' },
         { "db", required_argument, NULL, 'd' },       { "json", no_argument, NULL, 'J' },
+        { "jobs", required_argument, NULL, 'j' },     { "coarse", required_argument, NULL, 'K' },
         { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
     };
     const char *preset = NULL, *workload = NULL, *ram_s = NULL, *limit_s = NULL, *cg_s = NULL;
     char *sets[MAX_SETS];
     int nsets = 0, c, json = 0, status = 0, rc = 0;
     double headroom = 0.10, tol = 0.01, cg_ratio = 0.8;
-    int64_t daemons = 1, seeds = 1;
+    int64_t daemons = 1, seeds = 1, jobs = 0, coarse = -1; /* 0, -1: not given */
     quantile q = Q_P99;
+    coarse_sum cs = { 0 };
     static plan_ctx pc; /* large (the K trace paths): not on the stack */
 
     memset(&pc, 0, sizeof pc);
     optind = 1;
-    while ((c = getopt_long(argc, argv, "p:w:r:n:q:k:l:s:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "p:w:r:n:q:k:l:s:j:h", opts, NULL)) != -1) {
         switch (c) {
         case 'p': preset = optarg; break;
         case 'w': workload = optarg; break;
@@ -743,6 +900,15 @@ int cmd_plan(int argc, char **argv)
             break;
         case 'd': pc.db = optarg; break;
         case 'J': json = 1; break;
+        case 'j':
+            if (rs_parse_int(optarg, &jobs) || jobs < 1 || jobs > 64)
+                return rs_cli_usage_error("plan", "--jobs: expected 1..64, got '%s'", optarg);
+            break;
+        case 'K':
+            if (rs_parse_int(optarg, &coarse) || coarse < 1 || coarse > 64)
+                return rs_cli_usage_error("plan", "--coarse: expected 1 (off) .. 64, got '%s'",
+                                          optarg);
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -762,6 +928,17 @@ int cmd_plan(int argc, char **argv)
     if (limit_s && cg_s)
         return rs_cli_usage_error("plan", "--limit and --cgroup-limit: give one (the cgroup limit "
                                   "sets the limit)");
+    if ((limit_s || cg_s) && coarse >= 0)
+        return rs_cli_usage_error("plan", "--coarse: only for a search; %s predicts at one limit",
+                                  limit_s ? "--limit" : "--cgroup-limit");
+    if ((limit_s || cg_s) && jobs > 1 && seeds == 1)
+        return rs_cli_usage_error("plan", "--jobs %lld: %s with one seed is one run; nothing runs "
+                                  "side by side", (long long)jobs, limit_s ? "--limit" : "--cgroup-limit");
+    if (!jobs) { /* the batch: 2 limits x K seeds, at most one per core */
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cpus < 1 ? 1 : cpus < 2 * seeds ? cpus : 2 * seeds;
+    }
+    pc.jobs = (int)jobs;
     if (!pc.db)
         pc.db = rs_cli_default_db();
 
@@ -803,6 +980,29 @@ int cmd_plan(int argc, char **argv)
     pc.base = base;
     if (rs_run_sample_k(base) > 1)
         pc.sample_k = rs_run_sample_k(base);
+    /* the coarse search: --coarse K only where runs can be sampled (mds), in
+     * a search, and when the user samples nothing themselves; by default on
+     * there for traces of COARSE_MIN_BYTES or more (decided below) */
+    {
+        rs_components comp;
+        if ((rc = rs_schema_resolve(base, &comp, &err)))
+            goto fail;
+        const int can = rs_schema_reads(&comp, "mds_sample_k");
+        if (coarse > 1 && !can) {
+            rc = rs_fail(&err, RS_EINPUT, "--coarse %lld: preset '%s' (daemon %s) cannot sample "
+                         "its runs (mds_sample_k is an mds key)", (long long)coarse, preset,
+                         daemon->name);
+            goto fail;
+        }
+        if (coarse > 1 && pc.sample_k) {
+            rc = rs_fail(&err, RS_EINPUT, "--coarse %lld: every run is sampled already "
+                         "(mds_sample_k=%lld): give one or the other", (long long)coarse,
+                         pc.sample_k);
+            goto fail;
+        }
+        if (coarse < 0 && (!can || pc.sample_k || limit_s || cg_s))
+            coarse = 1; /* no default to decide: nothing can or may be sampled */
+    }
     pc.nseeds = (int)seeds;
     pc.daemons = (double)daemons;
     pc.budget = (double)ram * (1 - headroom);
@@ -823,6 +1023,16 @@ int cmd_plan(int argc, char **argv)
             goto fail;
         }
     }
+    if (coarse < 0) { /* the default, now that the traces are known: their size */
+        double smallest = INFINITY;
+        for (int k = 0; k < (pc.trace_seeds ? 1 : pc.nseeds); k++) {
+            struct stat sb;
+            double sz = stat(pc.traces[k], &sb) == 0 ? (double)sb.st_size : 0;
+            smallest = sz < smallest ? sz : smallest;
+        }
+        coarse = smallest >= COARSE_MIN_BYTES ? COARSE_K : 1;
+    }
+    pc.coarse = coarse > 1 ? coarse : 0;
     if (daemons_key)
         rule_for(daemon, &rp); /* the daemon's rule is about its own key */
     else
@@ -842,7 +1052,7 @@ int cmd_plan(int argc, char **argv)
         /* predict at one limit */
         double L = limit_s ? (double)limit_asked : floor(cg_ratio * (double)cg);
         rs_plan_eval ev;
-        if ((rc = plan_fn(L, &pc, &ev, &err)))
+        if ((rc = plan_fn(&L, 1, &pc, &ev, &err)))
             goto fail;
         rp.first = pc.nevals - pc.nseeds;
         rp.limit = L;
@@ -875,6 +1085,8 @@ int cmd_plan(int argc, char **argv)
         };
         if (po.lo_bytes < po.min_bytes)
             po.lo_bytes = po.min_bytes;
+        if (pc.coarse && (rc = coarse_search(&pc, &po, tol, &cs, &err)))
+            goto fail;
         rs_plan_result pr;
         if ((rc = rs_plan_search(plan_fn, &pc, &po, &pr, &err)))
             goto fail;
@@ -942,12 +1154,12 @@ int cmd_plan(int argc, char **argv)
                                    (int64_t)llround(rp.limit), rp.verdict, &err)))
         goto fail;
     if (json) {
-        if (print_json(&pc, &rp, (double)ram, headroom, daemon->name, preset, workload)) {
+        if (print_json(&pc, &cs, &rp, (double)ram, headroom, daemon->name, preset, workload)) {
             rc = rs_fail(&err, RS_EIO, "cannot write JSON");
             goto fail;
         }
     } else {
-        print_text(&pc, &rp, (double)ram, headroom, daemon->name);
+        print_text(&pc, &cs, &rp, (double)ram, headroom, daemon->name);
     }
     if (status == 2)
         fprintf(stderr, "rssim plan: %s\n", rp.verdict);

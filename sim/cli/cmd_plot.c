@@ -1418,6 +1418,7 @@ out:
 
 typedef struct cap_eval {
     int64_t run_id, limit_bytes;
+    uint32_t sample_k;
 } cap_eval;
 
 typedef struct cap_list {
@@ -1426,7 +1427,7 @@ typedef struct cap_list {
 } cap_list;
 
 static int capacity_eval(void *ctx, int64_t run_id, uint64_t seed, int64_t limit_bytes,
-                         int reused, rs_err *err)
+                         int reused, uint32_t sample_k, rs_err *err)
 {
     cap_list *l = ctx;
     (void)seed;
@@ -1439,13 +1440,60 @@ static int capacity_eval(void *ctx, int64_t run_id, uint64_t seed, int64_t limit
         l->e = e;
         l->cap = cap;
     }
-    l->e[l->n++] = (cap_eval){ .run_id = run_id, .limit_bytes = limit_bytes };
+    l->e[l->n++] = (cap_eval){ .run_id = run_id, .limit_bytes = limit_bytes, .sample_k = sample_k };
     return 0;
 }
 
-/* One row per evaluated limit (ascending): the min and max over the seeds
- * of the run's p50 and p99 rss (overshoot_p50/p99 x limit_bytes) and its
- * peak; the plan's numbers go to gnuplot as variables. */
+/* The rows of the evaluations in l whose sample k is (coarse 0) or is not
+ * (coarse 1) main_k: one per evaluated limit (ascending), the min and max
+ * over the seeds of the run's p50 and p99 rss (overshoot_p50/p99 x
+ * limit_bytes) and its peak, after a header. */
+static int capacity_block(rs_store *st, FILE *f, const cap_list *l, uint32_t main_k, int coarse,
+                          rs_err *err)
+{
+    int rc = 0;
+    fprintf(f, "limit_bytes p50_min p50_max p99_min p99_max peak_min peak_max seeds\n");
+    for (size_t i = 0; i < l->n && !rc;) {
+        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+        size_t j = i, nseeds = 0;
+        for (; j < l->n && l->e[j].limit_bytes == l->e[i].limit_bytes && !rc; j++) {
+            static const char *const names[4] = { "overshoot_p50", "overshoot_p99",
+                                                  "rss_peak_bytes", "limit_bytes" };
+            double m[4];
+            if ((l->e[j].sample_k != main_k) != coarse)
+                continue;
+            for (int k = 0; k < 4 && !rc; k++) {
+                int found = 0;
+                rc = rs_query_metric(st, l->e[j].run_id, names[k], &m[k], &found, err);
+                if (!rc && !found)
+                    m[k] = NAN;
+            }
+            double v[3] = { m[0] * m[3], m[1] * m[3], m[2] };
+            for (int k = 0; k < 3; k++) {
+                if (v[k] < lo[k])
+                    lo[k] = v[k];
+                if (v[k] > hi[k])
+                    hi[k] = v[k];
+            }
+            nseeds++;
+        }
+        if (nseeds) {
+            fprintf(f, "%lld", (long long)l->e[i].limit_bytes);
+            for (int k = 0; k < 3; k++) {
+                dat_real(f, lo[k]);
+                dat_real(f, hi[k]);
+            }
+            fprintf(f, " %zu\n", nseeds);
+        }
+        i = j;
+    }
+    return rc;
+}
+
+/* Block 0: the plan's evaluations at its answer's sampling (the least
+ * sampled: full runs unless every run was sampled); block 1, when there
+ * are any, a coarse search's (`rssim plan --coarse`).  The plan's numbers
+ * go to gnuplot as variables. */
 static int capacity_write(rs_store *st, const plot_args *a, const char *dat, char *vars,
                           rs_err *err)
 {
@@ -1474,35 +1522,16 @@ static int capacity_write(rs_store *st, const plot_args *a, const char *dat, cha
         goto out;
     }
     fprintf(f, "# rssim plot capacity: plan %" PRId64 " from '%s'\n", a->plan, rs_store_path(st));
-    fprintf(f, "limit_bytes p50_min p50_max p99_min p99_max peak_min peak_max seeds\n");
-    for (size_t i = 0; i < l.n && !rc;) {
-        double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
-        size_t j = i;
-        for (; j < l.n && l.e[j].limit_bytes == l.e[i].limit_bytes && !rc; j++) {
-            static const char *const names[4] = { "overshoot_p50", "overshoot_p99",
-                                                  "rss_peak_bytes", "limit_bytes" };
-            double m[4];
-            for (int k = 0; k < 4 && !rc; k++) {
-                int found = 0;
-                rc = rs_query_metric(st, l.e[j].run_id, names[k], &m[k], &found, err);
-                if (!rc && !found)
-                    m[k] = NAN;
-            }
-            double v[3] = { m[0] * m[3], m[1] * m[3], m[2] };
-            for (int k = 0; k < 3; k++) {
-                if (v[k] < lo[k])
-                    lo[k] = v[k];
-                if (v[k] > hi[k])
-                    hi[k] = v[k];
-            }
-        }
-        fprintf(f, "%lld", (long long)l.e[i].limit_bytes);
-        for (int k = 0; k < 3; k++) {
-            dat_real(f, lo[k]);
-            dat_real(f, hi[k]);
-        }
-        fprintf(f, " %zu\n", j - i);
-        i = j;
+    uint32_t main_k = UINT32_MAX, coarse_k = 0;
+    for (size_t i = 0; i < l.n; i++)
+        main_k = l.e[i].sample_k < main_k ? l.e[i].sample_k : main_k;
+    for (size_t i = 0; i < l.n; i++)
+        if (l.e[i].sample_k != main_k)
+            coarse_k = l.e[i].sample_k;
+    rc = capacity_block(st, f, &l, main_k, 0, err);
+    if (!rc && coarse_k) {
+        fprintf(f, "\n\n# the coarse search (runs sampled 1/%u)\n", coarse_k);
+        rc = capacity_block(st, f, &l, main_k, 1, err);
     }
     int crc = file_close(f, dat, err);
     if (rc || (rc = crc))
@@ -1514,11 +1543,13 @@ static int capacity_write(rs_store *st, const plot_args *a, const char *dat, cha
         (rc = vars_add_string(vars, "quantile", plan.quantile ? plan.quantile : "", err)) ||
         (rc = vars_add_string(vars, "outcome", plan.outcome ? plan.outcome : "", err)) ||
         (rc = vars_add(vars, err, "ram_per_daemon=%.17g; budget_per_daemon=%.17g; chosen=%.17g; "
-                       "rule_factor=%.17g; daemons=%lld; headroom=%.17g; seeds=%lld; ",
+                       "rule_factor=%.17g; daemons=%lld; headroom=%.17g; seeds=%lld; "
+                       "coarse_k=%u; ",
                        (double)plan.ram_bytes / (double)plan.daemons,
                        (double)plan.ram_bytes * (1 - plan.headroom) / (double)plan.daemons,
                        (double)plan.limit_bytes, isnan(plan.rule_factor) ? 0 : plan.rule_factor,
-                       (long long)plan.daemons, plan.headroom, (long long)plan.seeds)))
+                       (long long)plan.daemons, plan.headroom, (long long)plan.seeds,
+                       coarse_k)))
         goto out;
 out:
     free(l.e);

@@ -1008,6 +1008,7 @@ typedef struct plan_eval {
     int64_t run_id, limit_bytes;
     uint64_t seed;
     int reused;
+    uint32_t sample_k;
 } plan_eval;
 
 typedef struct plan_evals {
@@ -1016,7 +1017,7 @@ typedef struct plan_evals {
 } plan_evals;
 
 static int plan_eval_add(void *ctx, int64_t run_id, uint64_t seed, int64_t limit_bytes,
-                         int reused, rs_err *err)
+                         int reused, uint32_t sample_k, rs_err *err)
 {
     plan_evals *e = ctx;
     if (e->n == e->cap) {
@@ -1028,7 +1029,7 @@ static int plan_eval_add(void *ctx, int64_t run_id, uint64_t seed, int64_t limit
         e->cap = cap;
     }
     e->v[e->n++] = (plan_eval){ .run_id = run_id, .limit_bytes = limit_bytes, .seed = seed,
-                                .reused = reused };
+                                .reused = reused, .sample_k = sample_k };
     return 0;
 }
 
@@ -1103,8 +1104,10 @@ static int plan_page(report *rp, int64_t plan_id, int argc, char **argv, rs_err 
     }
 
     fputs("<h2>Evaluations</h2>\n<p>Each is a stored run; a reused one existed before the "
-          "plan asked for it.</p>\n<table>\n<thead><tr><th>limit</th><th>seed</th><th>run</th>"
-          "<th>reused</th><th>steady RSS</th><th>peak RSS</th></tr></thead>\n<tbody>\n", f);
+          "plan asked for it; a sampled one (1/K of the directories, scaled) is a coarse "
+          "search's when the answer's runs are not sampled.</p>\n<table>\n<thead><tr>"
+          "<th>limit</th><th>seed</th><th>run</th><th>reused</th><th>sampled</th>"
+          "<th>steady RSS</th><th>peak RSS</th></tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < ev.n && !rc; i++) {
         double steady = NAN, peak = NAN;
         int found;
@@ -1117,10 +1120,13 @@ static int plan_page(report *rp, int64_t plan_id, int argc, char **argv, rs_err 
         format_metric(st, sizeof st, "rss_steady_bytes", steady);
         format_metric(pk, sizeof pk, "rss_peak_bytes", peak);
         /* numbers and fixed words only: nothing to escape */
+        char smp[32] = "no";
+        if (ev.v[i].sample_k > 1)
+            snprintf(smp, sizeof smp, "1/%u", ev.v[i].sample_k);
         fprintf(f, "<tr><td class=\"num\">%s</td><td class=\"num\">%" PRIu64 "</td>"
-                    "<td class=\"num\">%" PRId64 "</td><td>%s</td><td class=\"num\">%s</td>"
-                    "<td class=\"num\">%s</td></tr>\n", lim, ev.v[i].seed, ev.v[i].run_id,
-                    ev.v[i].reused ? "yes" : "no", st, pk);
+                    "<td class=\"num\">%" PRId64 "</td><td>%s</td><td>%s</td>"
+                    "<td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n", lim,
+                    ev.v[i].seed, ev.v[i].run_id, ev.v[i].reused ? "yes" : "no", smp, st, pk);
     }
     fputs("</tbody>\n</table>\n", f);
     if (!rc)

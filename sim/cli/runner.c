@@ -1,11 +1,15 @@
 /*
- * runner.c — what `rssim replay` and `rssim sweep` share: building a run's
- * config from a preset and --set overrides, and running one stored run so
- * that it ends 'done' with all its rows or 'failed' with a reason.
+ * runner.c — what `rssim replay`, `sweep` and `plan` share: building a
+ * run's config from a preset and --set overrides, and running stored runs
+ * (one here, or several in worker processes side by side) so that each
+ * ends 'done' with all its rows or 'failed' with a reason.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +122,163 @@ int rs_cli_execute_run_opts(rs_store *st, long long run_id, const char *trace, c
     if (r_wall_ns)
         *r_wall_ns = wall;
     return 0;
+}
+
+/* A worker: its own connection, the run, "rc message" on fd. */
+static int job_worker(const char *db, rs_cli_job *job, int fd)
+{
+    rs_store *st = NULL;
+    rs_result res;
+    rs_err err = { 0 };
+    rs_run_opts opts = { .decode_inline = 1 }; /* the other cores run other jobs */
+    char line[sizeof job->msg + 16];
+    int rc;
+
+    rs_result_init(&res);
+    if (!(rc = rs_store_open(&st, db, &err)))
+        rc = rs_cli_execute_run_opts(st, job->run_id, job->trace, job->cfg, &opts, &res, NULL,
+                                     NULL, &err);
+    rs_result_release(&res);
+    rs_store_close(st);
+    int n = snprintf(line, sizeof line, "%d %s", rc, rc ? err.msg : "");
+    if (n < 0 || (size_t)n >= sizeof line)
+        n = (int)sizeof line - 1;
+    return write(fd, line, (size_t)n) == n ? 0 : 1;
+}
+
+/* Worker of job has ended with status: its report on fd into job; 1 when
+ * it left none (the run is still to be failed, with job->msg's reason). */
+static int job_judge(rs_cli_job *job, int status, int fd)
+{
+    char line[sizeof job->msg + 16];
+    ssize_t got = 0, n;
+
+    while ((n = read(fd, line + got, sizeof line - 1 - (size_t)got)) > 0 ||
+           (n < 0 && errno == EINTR))
+        got += n > 0 ? n : 0;
+    close(fd);
+    line[got] = '\0';
+    char *end = NULL;
+    errno = 0;
+    long code = got > 0 ? strtol(line, &end, 10) : -1;
+    if (got > 0 && !errno && end != line && *end == ' ' && code >= 0 && code < 256 &&
+        WIFEXITED(status)) {
+        job->rc = (int)code;
+        snprintf(job->msg, sizeof job->msg, "%s", end + 1);
+        return 0;
+    }
+    job->rc = RS_EINTERNAL;
+    if (WIFSIGNALED(status))
+        snprintf(job->msg, sizeof job->msg, "run %lld: its worker was killed by signal %d%s",
+                 job->run_id, WTERMSIG(status),
+                 WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "");
+    else
+        snprintf(job->msg, sizeof job->msg, "run %lld: its worker ended with status %d and no "
+                 "report", job->run_id, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 1;
+}
+
+int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, int workers,
+                        rs_err *err)
+{
+    pid_t pids[64];
+    int fds[64], slot_job[64], running = 0, next = 0, rc = 0;
+    char unreported[64 * 8];
+
+    if (workers > 64)
+        workers = 64;
+    if (workers <= 1 || n <= 1) {
+        for (int j = 0; j < n; j++)
+            jobs[j].rc = -1;
+        for (int j = 0; j < n; j++) {
+            rs_result res;
+            rs_result_init(&res);
+            jobs[j].rc = rs_cli_execute_run(*st, jobs[j].run_id, jobs[j].trace, jobs[j].cfg, NULL,
+                                            &res, NULL, NULL, err);
+            rs_result_release(&res);
+            if (jobs[j].rc) { /* stop at the first failure; fail the runs not started */
+                rs_err ignored = { 0 };
+                for (int i = j + 1; i < n; i++)
+                    rs_store_run_fail(*st, jobs[i].run_id, "not started: an earlier run of its "
+                                      "batch failed", &ignored);
+                return jobs[j].rc;
+            }
+        }
+        return 0;
+    }
+    if (n > (int)sizeof unreported)
+        return rs_fail(err, RS_EINTERNAL, "%d runs at once: at most %zu", n, sizeof unreported);
+    /* No connection may cross a fork (SQLite keeps per-process lock state):
+     * this one is closed while the workers run, and opened again after. */
+    rs_store_close(*st);
+    *st = NULL;
+    for (int j = 0; j < n; j++) {
+        jobs[j].rc = -1;
+        unreported[j] = 0;
+    }
+    while (next < n || running > 0) {
+        while (next < n && running < workers) {
+            int p[2];
+            pid_t pid = -1;
+            fflush(NULL);
+            if (pipe(p) == 0 && (pid = fork()) < 0) {
+                close(p[0]);
+                close(p[1]);
+            }
+            if (pid < 0) {
+                snprintf(jobs[next].msg, sizeof jobs[next].msg, "cannot start a worker: %s",
+                         strerror(errno));
+                next = n; /* start no more; wait for those running */
+                break;
+            }
+            if (pid == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                close(p[0]);
+                _exit(job_worker(db, &jobs[next], p[1]));
+            }
+            close(p[1]);
+            pids[running] = pid;
+            fds[running] = p[0];
+            slot_job[running++] = next++;
+        }
+        if (running == 0)
+            break;
+        /* the first of them to end */
+        int ended = 0;
+        while (!ended) {
+            for (int i = 0; i < running && !ended; i++) {
+                int status;
+                if (waitpid(pids[i], &status, WNOHANG) != pids[i])
+                    continue;
+                int j = slot_job[i];
+                unreported[j] = (char)job_judge(&jobs[j], status, fds[i]);
+                pids[i] = pids[running - 1];
+                fds[i] = fds[running - 1];
+                slot_job[i] = slot_job[--running];
+                ended = 1;
+            }
+            if (!ended)
+                usleep(20 * 1000);
+        }
+    }
+    if ((rc = rs_store_open(st, db, err)))
+        return rc;
+    for (int j = 0; j < n; j++) {
+        if (!jobs[j].rc)
+            continue;
+        if (jobs[j].rc < 0) { /* never started */
+            jobs[j].rc = RS_EIO;
+            if (!jobs[j].msg[0])
+                snprintf(jobs[j].msg, sizeof jobs[j].msg, "run %lld was not started",
+                         jobs[j].run_id);
+            unreported[j] = 1;
+        }
+        if (unreported[j]) {
+            rs_err ignored = { 0 };
+            rs_store_run_fail(*st, jobs[j].run_id, jobs[j].msg, &ignored);
+        }
+        if (!rc)
+            rc = rs_fail(err, jobs[j].rc, "%s", jobs[j].msg);
+    }
+    return rc;
 }

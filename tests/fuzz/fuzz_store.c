@@ -101,8 +101,9 @@ static int on_param(void *ctx, const char *key, const char *value, rs_err *err)
 }
 
 static int on_eval(void *ctx, int64_t run_id, uint64_t seed, int64_t limit_bytes, int reused,
-                   rs_err *err)
+                   uint32_t sample_k, rs_err *err)
 {
+    (void)sample_k;
     (void)run_id;
     (void)seed;
     (void)limit_bytes;
