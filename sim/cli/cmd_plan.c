@@ -308,6 +308,10 @@ static int eval_limits(plan_ctx *pc, const double *limits, int n, rs_err *err)
         if ((rc = seed_begin(pc, limits[j / pc->nseeds], k, &runs[j], err))) {
             limit_value(limits[j / pc->nseeds], runs[j].value, sizeof runs[j].value);
             rs_err_prefix(err, "%s=%s", pc->limit_key, runs[j].value);
+            rs_err ignored = { 0 };
+            for (int i = 0; i < njobs; i++) /* begun, never to run */
+                rs_store_run_fail(pc->st, jobs[i].run_id, "not started: another run of its "
+                                  "step could not be begun", &ignored);
             break;
         }
         if (!runs[j].reused) {
@@ -662,6 +666,12 @@ static void rule_for(const rs_daemon_ops *daemon, report *rp)
         snprintf(rp->caveat, sizeof rp->caveat, "caveat: %s", daemon->rule->caveat);
 }
 
+static const char *outcome_name(rs_plan_outcome o)
+{
+    return o == RS_PLAN_FOUND ? "found" : o == RS_PLAN_INFEASIBLE ? "infeasible"
+         : o == RS_PLAN_WORKLOAD_BOUND ? "workload-bound" : "at-max";
+}
+
 /* What replay prints with a sampled result, for every answer of a sampled plan. */
 static void print_sampled(const plan_ctx *pc)
 {
@@ -820,7 +830,7 @@ static int print_json(const plan_ctx *pc, const coarse_sum *cs, const report *rp
                         !cs->k ? json_null()
                                : json_pack("{s:I,s:s,s:f,s:f,s:i,s:i,s:i}", "mds_sample_k",
                                            (json_int_t)cs->k, "outcome",
-                                           cs->res.outcome == RS_PLAN_FOUND ? "found" : "other",
+                                           outcome_name(cs->res.outcome),
                                            "limit_bytes", cs->res.limit_bytes, "unsafe_bytes",
                                            cs->res.unsafe_bytes, "runs", cs->runs, "replayed",
                                            cs->replayed, "reused", cs->reused));
@@ -1098,7 +1108,7 @@ int cmd_plan(int argc, char **argv)
                     smallest = q_of(q, &pc.evals[i]);
             fmt_bytes(MiB, a, sizeof a);
             fmt_bytes(smallest, b, sizeof b);
-            rp.outcome = "infeasible";
+            rp.outcome = outcome_name(pr.outcome);
             snprintf(rp.verdict, sizeof rp.verdict,
                      "--ram %s: too small: even %s=%s needs more than the budget; the smallest "
                      "%s RSS found is %s per daemon, x %lld = %.1f MiB", ram_s, pc.limit_key, a,
@@ -1118,7 +1128,7 @@ int cmd_plan(int argc, char **argv)
             fmt_bytes(rp.limit, a, sizeof a);
             fmt_bytes(pr.need_bytes, b, sizeof b); /* daemons x hi, or their node's peak */
             if (pr.outcome == RS_PLAN_WORKLOAD_BOUND) {
-                rp.outcome = "workload-bound";
+                rp.outcome = outcome_name(pr.outcome);
                 fmt_bytes(pc.evals[worst].acc_peak, c2, sizeof c2);
                 snprintf(rp.verdict, sizeof rp.verdict,
                          "--workload: the answer is bounded by the workload, not the limit: at "
@@ -1127,7 +1137,7 @@ int cmd_plan(int argc, char **argv)
                          daemon->name, b, q_name(q));
                 status = 2;
             } else {
-                rp.outcome = pr.outcome == RS_PLAN_AT_MAX ? "at-max" : "found";
+                rp.outcome = outcome_name(pr.outcome);
                 char t[32], u[32], r2[32];
                 fmt_bytes(pr.tol_bytes, t, sizeof t);
                 fmt_bytes(pr.unsafe_bytes, u, sizeof u);
