@@ -183,6 +183,11 @@ static int refine_pair(const memo *m, double s, double u, int misses, double r_p
         a = quantize(o, s + o->quantum_bytes);
     if (b >= u)
         b = quantize(o, u - o->quantum_bytes);
+    if (a > b) { /* both moved off an end: keep them in order */
+        double t = a;
+        a = b;
+        b = t;
+    }
     int n = 0;
     if (a > s && a < u)
         r_pair[n++] = a;
