@@ -146,9 +146,10 @@ static int job_worker(const char *db, rs_cli_job *job, int fd)
     return write(fd, line, (size_t)n) == n ? 0 : 1;
 }
 
-/* Worker of job has ended with status: its report on fd into job; 1 when
- * it left none (the run is still to be failed, with job->msg's reason). */
-static int job_judge(rs_cli_job *job, int status, int fd)
+/* Worker of job has ended with status: its report on fd into job (rc 0 or
+ * a negative RS_E* code, and its message); when it left none, RS_EINTERNAL
+ * and why. */
+static void job_judge(rs_cli_job *job, int status, int fd)
 {
     char line[sizeof job->msg + 16];
     ssize_t got = 0, n;
@@ -160,12 +161,12 @@ static int job_judge(rs_cli_job *job, int status, int fd)
     line[got] = '\0';
     char *end = NULL;
     errno = 0;
-    long code = got > 0 ? strtol(line, &end, 10) : -1;
-    if (got > 0 && !errno && end != line && *end == ' ' && code >= 0 && code < 256 &&
+    long code = got > 0 ? strtol(line, &end, 10) : 1;
+    if (got > 0 && !errno && end != line && *end == ' ' && code <= 0 && code >= RS_EINTERNAL &&
         WIFEXITED(status)) {
         job->rc = (int)code;
         snprintf(job->msg, sizeof job->msg, "%s", end + 1);
-        return 0;
+        return;
     }
     job->rc = RS_EINTERNAL;
     if (WIFSIGNALED(status))
@@ -175,7 +176,6 @@ static int job_judge(rs_cli_job *job, int status, int fd)
     else
         snprintf(job->msg, sizeof job->msg, "run %lld: its worker ended with status %d and no "
                  "report", job->run_id, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    return 1;
 }
 
 int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, int workers,
@@ -183,7 +183,7 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
 {
     pid_t pids[64];
     int fds[64], slot_job[64], running = 0, next = 0, rc = 0;
-    char unreported[64 * 8];
+    char started[64 * 8];
 
     if (workers > 64)
         workers = 64;
@@ -206,15 +206,16 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
         }
         return 0;
     }
-    if (n > (int)sizeof unreported)
-        return rs_fail(err, RS_EINTERNAL, "%d runs at once: at most %zu", n, sizeof unreported);
+    if (n > (int)sizeof started)
+        return rs_fail(err, RS_EINTERNAL, "%d runs at once: at most %zu", n, sizeof started);
     /* No connection may cross a fork (SQLite keeps per-process lock state):
      * this one is closed while the workers run, and opened again after. */
     rs_store_close(*st);
     *st = NULL;
     for (int j = 0; j < n; j++) {
-        jobs[j].rc = -1;
-        unreported[j] = 0;
+        jobs[j].rc = 0;
+        jobs[j].msg[0] = '\0';
+        started[j] = 0;
     }
     while (next < n || running > 0) {
         while (next < n && running < workers) {
@@ -237,6 +238,7 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
                 _exit(job_worker(db, &jobs[next], p[1]));
             }
             close(p[1]);
+            started[next] = 1;
             pids[running] = pid;
             fds[running] = p[0];
             slot_job[running++] = next++;
@@ -251,7 +253,7 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
                 if (waitpid(pids[i], &status, WNOHANG) != pids[i])
                     continue;
                 int j = slot_job[i];
-                unreported[j] = (char)job_judge(&jobs[j], status, fds[i]);
+                job_judge(&jobs[j], status, fds[i]);
                 pids[i] = pids[running - 1];
                 fds[i] = fds[running - 1];
                 slot_job[i] = slot_job[--running];
@@ -263,20 +265,20 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
     }
     if ((rc = rs_store_open(st, db, err)))
         return rc;
+    /* Every failed job's run is failed here, with its reason: a worker that
+     * failed before its run began (its own connection) or ended without a
+     * report has not marked it, and one that has is marked again alike. */
     for (int j = 0; j < n; j++) {
-        if (!jobs[j].rc)
-            continue;
-        if (jobs[j].rc < 0) { /* never started */
+        if (!started[j]) {
             jobs[j].rc = RS_EIO;
             if (!jobs[j].msg[0])
                 snprintf(jobs[j].msg, sizeof jobs[j].msg, "run %lld was not started",
                          jobs[j].run_id);
-            unreported[j] = 1;
         }
-        if (unreported[j]) {
-            rs_err ignored = { 0 };
-            rs_store_run_fail(*st, jobs[j].run_id, jobs[j].msg, &ignored);
-        }
+        if (!jobs[j].rc)
+            continue;
+        rs_err ignored = { 0 };
+        rs_store_run_fail(*st, jobs[j].run_id, jobs[j].msg, &ignored);
         if (!rc)
             rc = rs_fail(err, jobs[j].rc, "%s", jobs[j].msg);
     }

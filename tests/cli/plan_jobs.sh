@@ -102,4 +102,20 @@ expect_status 2 "--jobs 2 with --limit and one seed" mdsplan --jobs 2 --limit 16
 stderr_has "names --jobs" "jobs 2: --limit with one seed is one run"
 expect_status 2 "--jobs 0" mdsplan --jobs 0
 stderr_has "names --jobs' range" "jobs: expected 1..64, got '0'"
+# 4. a run that fails in a worker fails as it does in this process: the
+# same exit status and message (a truncated trace is bad input, 2), the
+# reason kept on the failed run, nothing left running
+expect_status 0 "gen kv" "$RSSIM" gen kv --keys 20000 --events 200000 --rate 100000 -o "$T/kv.bin"
+head -c $(( $(stat -c %s "$T/kv.bin") / 2 + 3 )) "$T/kv.bin" > "$T/cut.bin"
+cutplan() { "$RSSIM" plan --preset kv-small --workload "$T/cut.bin" --ram 256M --daemons 4 "$@"; }
+for j in 1 2; do
+  expect_status 2 "truncated trace, --jobs $j: bad input" cutplan --jobs $j --db "$T/cut$j/p.db"
+  stderr_has "--jobs $j names the file, record and field" "cut.bin:[0-9]*: record [0-9]*: truncated record"
+  sed 's/^[^:]*: //' "$T/err" > "$T/cut$j.err"
+  check "--jobs $j: the failed runs keep the reader's reason" test "$(sql "$T/cut$j/p.db" \
+    "select count(*) from runs where status = 'failed' and error like '%truncated record%'")" -ge 1
+  check "--jobs $j: no run left running or marked done" test "$(sql "$T/cut$j/p.db" \
+    "select count(*) from runs where status != 'failed'")" = 0
+done
+check "the same message with 1 and 2 jobs" cmp -s "$T/cut1.err" "$T/cut2.err"
 finish
