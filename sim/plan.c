@@ -21,7 +21,8 @@
  *    converges.  After every step the answer is read from the evaluations
  *    themselves: the smallest unsafe limit, and the largest safe one below
  *    it; the search stops when they are within max(tol_rel x safe,
- *    tol_min_bytes) or a quantum.
+ *    tol_min_bytes) or a quantum, or when max_evals would be passed (then
+ *    with the bracket it has, not converged).
  *    (Until 2026-12-03 this was GSL's Brent solver on log(limit): one limit
  *    per step, so nothing to evaluate side by side.)
  * The limits evaluated depend on f's values only, never on how the caller
@@ -160,9 +161,11 @@ static double need_of(const memo *m, double x)
  * right the pair brackets the answer within the tolerance in one step.
  * After `misses` steps whose pair did not bracket it, the half-width is
  * 4^misses times that; once the pair would span half of (s, u) it is
- * (s, u)'s thirds instead, which shrinks it to a third at worst.  The
- * number of limits (0 when no whole quantum lies between s and u). */
-static int refine_pair(const memo *m, double s, double u, int misses, double r_pair[2])
+ * (s, u)'s thirds instead, which shrinks it to a third at worst
+ * (*r_thirds).  The number of limits (0 when no whole quantum lies between
+ * s and u). */
+static int refine_pair(const memo *m, double s, double u, int misses, double r_pair[2],
+                       int *r_thirds)
 {
     const rs_plan_opts *o = m->o;
     double gs = need_of(m, s) - o->budget_bytes, gu = need_of(m, u) - o->budget_bytes;
@@ -170,7 +173,8 @@ static int refine_pair(const memo *m, double s, double u, int misses, double r_p
     double d = 0.45 * tol_at(o, x) * ldexp(1, 2 * (misses < 20 ? misses : 20));
     double a, b;
 
-    if (2 * d >= (u - s) / 2) {
+    *r_thirds = 2 * d >= (u - s) / 2;
+    if (*r_thirds) {
         a = s + (u - s) / 3;
         b = s + 2 * (u - s) / 3;
     } else {
@@ -226,6 +230,8 @@ int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *o, rs_plan_resul
         goto out;
     lo = quantize(o, o->lo_bytes);
     hi = quantize(o, o->hi_bytes);
+    if (hi <= lo && lo < o->max_bytes) /* a guess narrower than a quantum */
+        hi = quantize(o, lo + o->quantum_bytes);
     const double rho_log = log(hi / lo);
     int steps = 0;
     /* 1. bracket: the first guesses together, then a safe lo ... */
@@ -268,22 +274,28 @@ int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *o, rs_plan_resul
         }
         hi = step_from(o, hi, +1, rho_log, steps++);
     }
-    /* 2. refine between them, a pair of limits per step */
+    /* 2. refine between them, a pair of limits per step; a pair that
+     * brackets the answer ends the misses, thirds leave them as they are
+     * (the response stepped: the pair would miss again), and a search out
+     * of evaluations ends here, with the bracket it has (not converged) */
     int misses = 0;
     for (;;) {
         answer(&m, &s, &u, &ev);
         if (!(u > 0 && s > 0) || u - s <= tol_at(o, s) || u - s <= o->quantum_bytes)
             break;
         double pair[2];
-        int n = refine_pair(&m, s, u, misses, pair);
+        int thirds, n = refine_pair(&m, s, u, misses, pair, &thirds);
         if (!n)
             break; /* no limit left between them: they are a quantum apart */
+        if (m.n + n > o->max_evals)
+            break;
         if ((rc = eval_batch(&m, pair, n, (rs_plan_eval[2]){ { 0 } })))
             goto out;
         double s2, u2;
         rs_plan_eval ev2;
         answer(&m, &s2, &u2, &ev2);
-        misses = n == 2 && s2 == pair[0] && u2 == pair[1] ? 0 : misses + 1;
+        if (!thirds)
+            misses = n == 2 && s2 == pair[0] && u2 == pair[1] ? 0 : misses + 1;
     }
     r.outcome = RS_PLAN_FOUND;
 done:

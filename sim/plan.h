@@ -64,8 +64,10 @@ typedef struct rs_plan_result {
     int converged;        /* FOUND with unsafe - safe <= tol_bytes */
 } rs_plan_result;
 
-/* Search.  0 with *r_res filled for every outcome; RS_EINPUT for bad
- * options; f's own code when f fails. */
+/* Search.  0 with *r_res filled for every outcome (FOUND with converged 0
+ * when max_evals ran out while refining: the bracket so far, its safe limit
+ * evaluated safe); RS_EINPUT for bad options or when max_evals ran out
+ * before a bracket; f's own code when f fails. */
 int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *opts, rs_plan_result *r_res,
                    rs_err *err);
 

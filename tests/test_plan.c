@@ -4,6 +4,7 @@
  * that never fills the cache, the top of the range being safe, bad options
  * and an error raised by f half-way. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "check.h"
 #include "sim/plan.h"
@@ -166,10 +167,86 @@ static void test_errors(void)
     o = opts_for(GiB, 1);
     o.budget_bytes = 0;
     CHECK(rs_plan_search(need, &s, &o, &r, &err) == RS_EINPUT);
+    /* out of evaluations while walking to a bracket: no answer */
     o = opts_for(GiB, 1);
-    o.max_evals = 4; /* not enough for 1 % of 1 GiB from [128M, 1G] on steps */
+    o.lo_bytes = MiB;
+    o.hi_bytes = 2 * MiB;
+    o.max_evals = 4; /* the walk up doubles from 2 MiB to past 768 MiB */
+    synth w = { .slope = 1.3, .daemons = 1 };
+    CHECK(rs_plan_search(need, &w, &o, &r, &err) == RS_EINPUT);
+    CHECK(w.calls <= 4);
+}
+
+/* Out of evaluations while refining: the bracket found so far is the
+ * answer, safe and said not to be within the tolerance. */
+static void test_out_of_evaluations(void)
+{
     synth u = { .slope = 1.5, .daemons = 1, .step = 100 * MiB };
-    CHECK(rs_plan_search(need, &u, &o, &r, &err) == RS_EINPUT);
+    rs_plan_opts o = opts_for(GiB, 1);
+    rs_plan_result r;
+    rs_err err = { 0 };
+
+    o.max_evals = 4; /* not enough for 1 % of 1 GiB from [128M, 1G] on steps */
+    CHECK_MSG(rs_plan_search(need, &u, &o, &r, &err) == 0, "%s", err.msg);
+    CHECK_MSG(r.outcome == RS_PLAN_FOUND && !r.converged && r.evaluations <= 4 && u.calls <= 4,
+              "outcome %d converged %d, %d evaluations", r.outcome, r.converged, r.evaluations);
+    /* need = 1.5 x ceil(l / 100M) x 100M <= 1 GiB: l <= 682.67M, safe at 600M */
+    CHECK_MSG(r.limit_bytes <= 600 * MiB && r.unsafe_bytes > 600 * MiB &&
+              r.unsafe_bytes - r.limit_bytes > r.tol_bytes,
+              "limit %.0f unsafe %.0f MiB", r.limit_bytes / MiB, r.unsafe_bytes / MiB);
+    CHECK(r.need_bytes <= o.budget_bytes);
+}
+
+/* 50 000 staircases (steps of 1 to 200 MiB, 1 to 8 daemons, half of them
+ * from a narrow first guess as after a coarse search) at a fine tolerance,
+ * 0.1 %, with the plan's 40 evaluations: every one converges.  Thirds keep
+ * going once the pair has missed (resetting the misses after a thirds step
+ * that brackets the answer took up to 37 evaluations here; this takes 35). */
+static void test_fine_staircases(void)
+{
+    int worst = 0, found = 0;
+    srand48(7);
+    for (int i = 0; i < 50000; i++) {
+        synth s = { .slope = 1.0 + drand48(), .base = drand48() * 500 * MiB,
+                    .daemons = 1 + lrand48() % 8, .step = (1 + lrand48() % 200) * MiB };
+        double budget = (1 + drand48() * 60) * GiB, exact = (budget / s.daemons - s.base) / s.slope;
+        rs_plan_opts o = opts_for(budget, s.daemons);
+        o.tol_rel = 0.001;
+        o.max_evals = 40;
+        if (lrand48() % 2 && exact > 64 * MiB) {
+            double c = exact * (0.5 + drand48());
+            o.lo_bytes = c * (1 - 0.0045);
+            o.hi_bytes = c * (1 + 0.0045);
+        }
+        rs_plan_result r;
+        rs_err err = { 0 };
+        CHECK_MSG(rs_plan_search(need, &s, &o, &r, &err) == 0, "case %d: %s", i, err.msg);
+        if (r.outcome != RS_PLAN_FOUND) /* base alone over the budget */
+            continue;
+        found++;
+        CHECK_MSG(r.converged && r.need_bytes <= budget, "case %d: not converged, %d evaluations",
+                  i, r.evaluations);
+        if (r.evaluations > worst)
+            worst = r.evaluations;
+    }
+    CHECK_MSG(found > 45000 && worst <= 35, "%d found, %d evaluations at worst", found, worst);
+}
+
+/* A first guess narrower than a quantum (a coarse answer of a small limit
+ * +-0.45 %) still walks up to an unsafe limit: the answer has one above it. */
+static void test_guess_within_a_quantum(void)
+{
+    synth s = { .slope = 1.3, .base = 0, .daemons = 1 };
+    rs_plan_opts o = opts_for(100 * MiB, 1);
+    rs_plan_result r;
+    rs_err err = { 0 };
+
+    o.lo_bytes = 60 * MiB * (1 - 0.0045);
+    o.hi_bytes = 60 * MiB * (1 + 0.0045); /* both round to 60 MiB */
+    CHECK_MSG(rs_plan_search(need, &s, &o, &r, &err) == 0, "%s", err.msg);
+    CHECK_MSG(r.outcome == RS_PLAN_FOUND && r.converged && r.unsafe_bytes > r.limit_bytes &&
+              r.limit_bytes == 76 * MiB, "outcome %d: safe %.0f MiB, unsafe %.0f MiB",
+              r.outcome, r.limit_bytes / MiB, r.unsafe_bytes / MiB);
 }
 
 int main(void)
@@ -179,5 +256,8 @@ int main(void)
     test_narrow_guess();
     test_infeasible_and_workload_bound();
     test_errors();
+    test_out_of_evaluations();
+    test_fine_staircases();
+    test_guess_within_a_quantum();
     return check_done();
 }

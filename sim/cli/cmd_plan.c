@@ -935,6 +935,14 @@ int cmd_plan(int argc, char **argv)
     if (cg_s && (rs_parse_size(cg_s, &cg) || cg == 0))
         return rs_cli_usage_error("plan", "--cgroup-limit: expected a size such as 8G, got '%s'",
                                   cg_s);
+    /* a node's memory, and a limit searched up to 4x its share, well inside
+     * int64_t (the store) and exact in a double */
+    const uint64_t size_max = 1ull << 50;
+    if (ram > size_max || limit_asked > size_max || cg > size_max)
+        return rs_cli_usage_error("plan", "--%s %s: at most 1024T (2^50 bytes)",
+                                  ram > size_max ? "ram" : limit_asked > size_max ? "limit"
+                                                                                : "cgroup-limit",
+                                  ram > size_max ? ram_s : limit_asked > size_max ? limit_s : cg_s);
     if (limit_s && cg_s)
         return rs_cli_usage_error("plan", "--limit and --cgroup-limit: give one (the cgroup limit "
                                   "sets the limit)");
@@ -1157,6 +1165,13 @@ int cmd_plan(int argc, char **argv)
                 size_t n = strlen(rp.verdict);
                 if (pr.outcome != RS_PLAN_AT_MAX && n + 2 < sizeof rp.verdict)
                     snprintf(rp.verdict + n, sizeof rp.verdict - n, ")");
+                n = strlen(rp.verdict);
+                if (pr.outcome == RS_PLAN_FOUND && !pr.converged)
+                    snprintf(rp.verdict + n, sizeof rp.verdict - n,
+                             "; NOT within the tolerance: the search ended after its %d "
+                             "evaluations with the two %.0f MiB apart (the answer is safe; "
+                             "a larger --tol ends sooner)", po.max_evals,
+                             (pr.unsafe_bytes - pr.limit_bytes) / MiB);
             }
         }
     }

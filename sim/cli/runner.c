@@ -212,6 +212,7 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
      * this one is closed while the workers run, and opened again after. */
     rs_store_close(*st);
     *st = NULL;
+    const pid_t parent = getpid();
     for (int j = 0; j < n; j++) {
         jobs[j].rc = 0;
         jobs[j].msg[0] = '\0';
@@ -234,6 +235,8 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
             }
             if (pid == 0) {
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent) /* the parent died before the prctl */
+                    _exit(1);
                 close(p[0]);
                 _exit(job_worker(db, &jobs[next], p[1]));
             }

@@ -102,6 +102,8 @@ expect_status 2 "--jobs 2 with --limit and one seed" mdsplan --jobs 2 --limit 16
 stderr_has "names --jobs" "jobs 2: --limit with one seed is one run"
 expect_status 2 "--jobs 0" mdsplan --jobs 0
 stderr_has "names --jobs' range" "jobs: expected 1..64, got '0'"
+expect_status 2 "--ram past 2^50" kvplan --ram 16000000T --db "$T/j1/p.db"
+stderr_has "names --ram and its bound" "ram 16000000T: at most 1024T (2^50 bytes)"
 # 4. a run that fails in a worker fails as it does in this process: the
 # same exit status and message (a truncated trace is bad input, 2), the
 # reason kept on the failed run, nothing left running
