@@ -541,6 +541,8 @@ static int cap_slot(mds *m, uint32_t *r_k, rs_err *err)
     if (m->cap_free != NIL) {
         *r_k = m->cap_free;
         m->cap_free = m->cap[*r_k].ino;
+        if (m->cap_free != NIL) /* the next one's record, long since released */
+            __builtin_prefetch(&m->cap[m->cap_free], 1);
         return 0;
     }
     if (m->ncap_used == m->cap_cap && m->cap_nparts > 1) {
@@ -589,10 +591,11 @@ static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
         c->head = k;
     c->tail = k;
     c->ncaps++;
-    int first = m->ino[idx].caps == NIL;
-    m->ino[idx].caps = k;
-    if (first)
-        update_pin(m, idx);
+    ino_rec *r = &m->ino[idx];
+    int first = r->caps == NIL;
+    r->caps = k;
+    if (first && r->oid != NIL) /* update_pin: held by a cap now */
+        rs_lru_mid_pin(&m->lru, r->oid);
     if (++m->caps_count > m->caps_peak)
         m->caps_peak = m->caps_count;
     *r_cap = k;
@@ -1144,6 +1147,9 @@ static void mds_prefetch(void *state, const rs_rec *rec, rs_memo *memo, int stag
             __builtin_prefetch(&m->ino[idx]);
         if (p != RS_IDMAP_NONE)
             __builtin_prefetch(&m->ino[p]);
+        if (op_creates(op) && rec->thread < m->ncl && m->cl[rec->thread] &&
+            m->cl[rec->thread]->tail != NIL) /* the cap it issues joins the client's list */
+            __builtin_prefetch(&m->cap[m->cl[rec->thread]->tail], 1);
         memo->word[0] = (uint64_t)p << 32 | idx;
         memo->word[1] = MEMO_GUESSED;
         return;
