@@ -48,9 +48,11 @@ static int before(const rs_event *a, const rs_event *b)
     return key_lt(key_of(a), key_of(b));
 }
 
-static void sift_up(rs_evq *q, size_t i)
+/* ev into the hole at i, moving it up: the caller passes the event itself
+ * (writing it into the slot first and reading it back here made the read
+ * wait for the writes: wider than any one of them, it cannot be forwarded). */
+static void sift_up(rs_evq *q, size_t i, rs_event ev)
 {
-    rs_event ev = q->heap[i];
     while (i > 0) {
         size_t parent = (i - 1) / 4;
         if (!before(&ev, &q->heap[parent]))
@@ -61,11 +63,11 @@ static void sift_up(rs_evq *q, size_t i)
     q->heap[i] = ev;
 }
 
-/* The smallest child is chosen by conditional moves (which child wins is
- * data-dependent and mispredicts as a branch). */
-static void sift_down(rs_evq *q, size_t i)
+/* ev into the hole at i, moving it down.  The smallest child is chosen by
+ * conditional moves (which child wins is data-dependent and mispredicts as
+ * a branch). */
+static void sift_down(rs_evq *q, size_t i, rs_event ev)
 {
-    rs_event ev = q->heap[i];
     const evkey k = key_of(&ev);
     for (;;) {
         size_t first = 4 * i + 1;
@@ -100,11 +102,11 @@ int rs_evq_push_prio(rs_evq *q, uint64_t t_ns, uint64_t period_ns, unsigned prio
 {
     if (RS_VEC_RESERVE(q->heap, q->cap, q->n + 1, 16))
         return rs_fail(err, RS_ENOMEM, "out of memory for %zu events", q->n + 1);
-    q->heap[q->n] = (rs_event){
+    rs_event ev = {
         .t_ns = t_ns, .seq = ((uint64_t)prio << SEQ_BITS) | (q->next_seq++ & SEQ_MASK),
         .period_ns = period_ns, .fn = fn, .ctx = ctx,
     };
-    sift_up(q, q->n++);
+    sift_up(q, q->n++, ev);
     return 0;
 }
 
@@ -114,15 +116,15 @@ int rs_evq_pop(rs_evq *q, rs_event *r_ev, rs_err *err)
         return RS_ENOTFOUND;
     *r_ev = q->heap[0];
     if (r_ev->period_ns) {
-        /* Re-arm in place: same slot, later time, fresh seq. */
-        q->heap[0].t_ns += r_ev->period_ns;
-        q->heap[0].seq = (q->heap[0].seq & ~SEQ_MASK) | (q->next_seq++ & SEQ_MASK);
-        sift_down(q, 0);
+        /* Re-arm: the same event, later time, fresh seq, from the root. */
+        rs_event ev = *r_ev;
+        ev.t_ns += ev.period_ns;
+        ev.seq = (ev.seq & ~SEQ_MASK) | (q->next_seq++ & SEQ_MASK);
+        sift_down(q, 0, ev);
         return 0;
     }
-    q->heap[0] = q->heap[--q->n];
-    if (q->n)
-        sift_down(q, 0);
+    if (--q->n)
+        sift_down(q, 0, q->heap[q->n]);
     (void)err;
     return 0;
 }
