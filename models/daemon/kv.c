@@ -22,6 +22,7 @@
 #include "daemon.h"
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
+#include "../../sim/base/mod.h"
 
 typedef struct kv {
     rs_objects objs;
@@ -202,7 +203,7 @@ static int kv_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *er
 {
     kv *k = state;
     rs_rec r = *rec;
-    r.thread = (uint16_t)(rec->thread % k->nthreads);
+    r.thread = (uint16_t)rs_mod64(rec->thread, k->nthreads);
     k->op_thread = r.thread;
     k->in_op = 1;
     int rc = apply(k, &r, memo_hash(rec, memo), err);

@@ -95,6 +95,7 @@
 #include "../../sim/base/hash.h"
 #include "../../sim/base/idmap.h"
 #include "../../sim/base/mem.h"
+#include "../../sim/base/mod.h"
 #include "../../sim/base/vec.h"
 #include "daemon.h"
 
@@ -584,7 +585,7 @@ int rs_osd_budget_write(rs_osd_budget *b, uint64_t object, uint32_t pg, uint64_t
      * smaller than this size will be written to the journal") */
     uint64_t deferred = data_bytes < b->deferred_max ? data_bytes : 0;
     uint64_t meta = b->per_write;
-    uint32_t c = b->nmeta > 1 ? (uint32_t)(rs_hash64(object ^ 0x9e3779b97f4a7c15ull) % b->nmeta) : 0;
+    uint32_t c = b->nmeta > 1 ? (uint32_t)rs_mod64(rs_hash64(object ^ 0x9e3779b97f4a7c15ull), b->nmeta) : 0;
     int rc;
     if (deferred && b->deferred_cf) {
         if ((rc = memtable_add(b, b->nmeta, deferred, 0, thread, err)))

@@ -36,6 +36,7 @@
 
 #include "../../sim/base/hash.h"
 #include "../../sim/base/mem.h"
+#include "../../sim/base/mod.h"
 
 #define NONE UINT32_MAX
 #define POOL_RECS 65536u /* records waiting for a slot, all jobs together (2.6 MB) */
@@ -112,7 +113,7 @@ struct rs_osd_service {
 uint64_t rs_osd_service_pg_of(const rs_osd_service *o, uint64_t object)
 {
     uint64_t h = rs_hash64(object);
-    return o->npgs ? h % o->npgs : h;
+    return o->npgs ? rs_mod64(h, o->npgs) : h;
 }
 
 /* Hold lock c for ns from start_ns (later holds extend it). */
@@ -213,7 +214,7 @@ static double hist_quantile(const svc *o, double q)
  * quantiles of completion times stay within one stride). */
 static void clog_add(svc *o, uint64_t now_ns)
 {
-    if (o->ops_done % o->clog_stride)
+    if (o->ops_done & (o->clog_stride - 1)) /* the stride is a power of two */
         return;
     if (o->clog_n == CLOG_N) {
         for (uint32_t i = 0; i < CLOG_N / 2; i++)
@@ -221,7 +222,7 @@ static void clog_add(svc *o, uint64_t now_ns)
         o->clog_n = CLOG_N / 2;
         o->clog_stride *= 2;
     }
-    if (o->ops_done % o->clog_stride == 0)
+    if (!(o->ops_done & (o->clog_stride - 1)))
         o->clog[o->clog_n++] = now_ns;
 }
 
@@ -404,8 +405,8 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
                             (j->last_key[w] + 1 == rec->key && rec->aux == 0));
     *p = (op){ .o = o, .issue_ns = o->eng->now_ns, .bytes = rec->size_bytes, .id = id,
                .next = NONE, .job = rec->thread, .write = rec->op == RS_OP_WRITE };
-    uint64_t h = rs_hash64(rec->key), pg = o->npgs ? h % o->npgs : h;
-    uint32_t s_idx = (uint32_t)(pg % o->nos);
+    uint64_t h = rs_hash64(rec->key), pg = o->npgs ? rs_mod64(h, o->npgs) : h;
+    uint32_t s_idx = (uint32_t)rs_mod64(pg, o->nos);
     p->os_idx = (uint16_t)s_idx;
     p->pg = o->npgs ? (uint32_t)pg : NONE;
     j->first = 0;
@@ -415,7 +416,7 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
         o->first_issue_ns = o->eng->now_ns;
     o->inflight++;
     rs_osd_applied a;
-    p->cshard = (uint16_t)(pg % o->ncs);
+    p->cshard = (uint16_t)rs_mod64(pg, o->ncs);
     if ((rc = o->hooks.apply(o->hooks.ctx, rec, s_idx, p->cshard, h, &a, err)))
         return rc;
     p->onode = a.onode;
