@@ -650,6 +650,7 @@ typedef struct report {
     double rule_factor;  /* RSS / limit by the rule of thumb; 0: none */
     const char *rule;    /* its text */
     double rule_hi;      /* osd: the top of the reported range (1.15) */
+    int converged;       /* a search's answer within the tolerance: 1, 0; -1: no search answer */
     char verdict[512];
     char caveat[512];
 } report;
@@ -782,6 +783,8 @@ static int print_json(const plan_ctx *pc, const coarse_sum *cs, const report *rp
     if (!o)
         return -1;
     json_object_set_new(o, "budget_bytes", json_real(pc->budget));
+    json_object_set_new(o, "converged", rp->converged < 0 ? json_null()
+                                                          : json_boolean(rp->converged));
     if (rp->first >= 0) {
         double lo, hi;
         int worst;
@@ -965,7 +968,7 @@ int cmd_plan(int argc, char **argv)
     const void *dops;
     const rs_daemon_ops *daemon;
     int daemons_key = 0;
-    report rp = { .first = -1 };
+    report rp = { .first = -1, .converged = -1 };
 
     if ((rc = rs_cli_build_config(preset, sets, nsets, &base, &err)))
         goto fail;
@@ -1166,6 +1169,8 @@ int cmd_plan(int argc, char **argv)
                 if (pr.outcome != RS_PLAN_AT_MAX && n + 2 < sizeof rp.verdict)
                     snprintf(rp.verdict + n, sizeof rp.verdict - n, ")");
                 n = strlen(rp.verdict);
+                if (pr.outcome == RS_PLAN_FOUND)
+                    rp.converged = pr.converged;
                 if (pr.outcome == RS_PLAN_FOUND && !pr.converged)
                     snprintf(rp.verdict + n, sizeof rp.verdict - n,
                              "; NOT within the tolerance: the search ended after its %d "

@@ -59,6 +59,8 @@ check "a full run within the tolerance above it does not" test "$nabove" -ge 1
 check "coarse: found" test "$outcome" = found
 check "coarse: k 8, several sampled runs ($cruns)" test "$ck" = 8 -a "$cruns" -ge 3 -a "$creplayed" = "$cruns"
 check "the answer is not sampled" test "$unsampled" = True
+check "JSON: the answer is within the tolerance (converged)" python3 -c '
+import json, sys; sys.exit(json.load(open(sys.argv[1]))["converged"] is not True)' "$T/coarse.json"
 P=$(sql "$D" "select max(id) from plans")
 check "coarse runs: the plan's, sampled 1/8, done" test "$(sql "$D" \
   "select count(*) from plan_evals e join runs r on r.id = e.run_id join params p
@@ -102,6 +104,9 @@ expect_status 2 "--jobs 2 with --limit and one seed" mdsplan --jobs 2 --limit 16
 stderr_has "names --jobs" "jobs 2: --limit with one seed is one run"
 expect_status 2 "--jobs 0" mdsplan --jobs 0
 stderr_has "names --jobs' range" "jobs: expected 1..64, got '0'"
+expect_status 0 "--limit, JSON" kvplan --limit 40M --json --db "$T/j1/p.db"
+check "JSON: no search, converged is null" python3 -c '
+import json, sys; sys.exit(json.load(open(sys.argv[1]))["converged"] is not None)' "$T/out"
 expect_status 2 "--ram past 2^50" kvplan --ram 16000000T --db "$T/j1/p.db"
 stderr_has "names --ram and its bound" "ram 16000000T: at most 1024T (2^50 bytes)"
 # 4. a run that fails in a worker fails as it does in this process: the
