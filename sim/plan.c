@@ -279,23 +279,17 @@ int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *o, rs_plan_resul
      * (the response stepped: the pair would miss again), and a search out
      * of evaluations ends here, with the bracket it has (not converged) */
     int misses = 0;
-    for (;;) {
-        answer(&m, &s, &u, &ev);
-        if (!(u > 0 && s > 0) || u - s <= tol_at(o, s) || u - s <= o->quantum_bytes)
-            break;
+    answer(&m, &s, &u, &ev);
+    while (u > 0 && s > 0 && u - s > tol_at(o, s) && u - s > o->quantum_bytes) {
         double pair[2];
         int thirds, n = refine_pair(&m, s, u, misses, pair, &thirds);
-        if (!n)
-            break; /* no limit left between them: they are a quantum apart */
-        if (m.n + n > o->max_evals)
-            break;
+        if (!n || m.n + n > o->max_evals)
+            break; /* no limit left between them (a quantum apart), or no evaluation */
         if ((rc = eval_batch(&m, pair, n, (rs_plan_eval[2]){ { 0 } })))
             goto out;
-        double s2, u2;
-        rs_plan_eval ev2;
-        answer(&m, &s2, &u2, &ev2);
+        answer(&m, &s, &u, &ev);
         if (!thirds)
-            misses = n == 2 && s2 == pair[0] && u2 == pair[1] ? 0 : misses + 1;
+            misses = n == 2 && s == pair[0] && u == pair[1] ? 0 : misses + 1;
     }
     r.outcome = RS_PLAN_FOUND;
 done:

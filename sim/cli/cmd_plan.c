@@ -940,12 +940,13 @@ int cmd_plan(int argc, char **argv)
                                   cg_s);
     /* a node's memory, and a limit searched up to 4x its share, well inside
      * int64_t (the store) and exact in a double */
-    const uint64_t size_max = 1ull << 50;
-    if (ram > size_max || limit_asked > size_max || cg > size_max)
-        return rs_cli_usage_error("plan", "--%s %s: at most 1024T (2^50 bytes)",
-                                  ram > size_max ? "ram" : limit_asked > size_max ? "limit"
-                                                                                : "cgroup-limit",
-                                  ram > size_max ? ram_s : limit_asked > size_max ? limit_s : cg_s);
+    const struct { const char *name, *text; uint64_t bytes; } sizes[] = {
+        { "ram", ram_s, ram }, { "limit", limit_s, limit_asked }, { "cgroup-limit", cg_s, cg },
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i].bytes > 1ull << 50)
+            return rs_cli_usage_error("plan", "--%s %s: at most 1024T (2^50 bytes)",
+                                      sizes[i].name, sizes[i].text);
     if (limit_s && cg_s)
         return rs_cli_usage_error("plan", "--limit and --cgroup-limit: give one (the cgroup limit "
                                   "sets the limit)");
@@ -1168,15 +1169,16 @@ int cmd_plan(int argc, char **argv)
                 size_t n = strlen(rp.verdict);
                 if (pr.outcome != RS_PLAN_AT_MAX && n + 2 < sizeof rp.verdict)
                     snprintf(rp.verdict + n, sizeof rp.verdict - n, ")");
-                n = strlen(rp.verdict);
                 if (pr.outcome == RS_PLAN_FOUND)
                     rp.converged = pr.converged;
-                if (pr.outcome == RS_PLAN_FOUND && !pr.converged)
+                if (rp.converged == 0) {
+                    n = strlen(rp.verdict);
                     snprintf(rp.verdict + n, sizeof rp.verdict - n,
                              "; NOT within the tolerance: the search ended after its %d "
                              "evaluations with the two %.0f MiB apart (the answer is safe; "
                              "a larger --tol ends sooner)", po.max_evals,
                              (pr.unsafe_bytes - pr.limit_bytes) / MiB);
+                }
             }
         }
     }
