@@ -22,7 +22,9 @@
  *    themselves: the smallest unsafe limit, and the largest safe one below
  *    it; the search stops when they are within max(tol_rel x safe,
  *    tol_min_bytes) or a quantum, or when max_evals would be passed (then
- *    with the bracket it has, not converged).
+ *    with the bracket it has, not converged; with one evaluation left, a
+ *    step evaluates only its pair's lower limit, which when safe raises the
+ *    answer).
  *    (Until 2026-12-03 this was GSL's Brent solver on log(limit): one limit
  *    per step, so nothing to evaluate side by side.)
  * The limits evaluated depend on f's values only, never on how the caller
@@ -77,7 +79,8 @@ static int eval_batch(memo *m, const double *xs, int n, rs_plan_eval *r_evs)
         if (memo_find(m, xs[i]) < 0 && !(ntodo == 1 && todo[0] == xs[i]))
             todo[ntodo++] = xs[i];
     if (m->n + ntodo > m->o->max_evals)
-        return m->rc = rs_fail(m->err, RS_EINPUT, "no answer within %d evaluations",
+        return m->rc = rs_fail(m->err, RS_EINPUT, "no answer within %d evaluations (no safe and unsafe "
+                               "limit around it yet)",
                                m->o->max_evals);
     if (m->n + ntodo > m->cap) {
         int cap = m->cap ? 2 * m->cap : 16;
@@ -283,6 +286,8 @@ int rs_plan_search(rs_plan_fn f, void *ctx, const rs_plan_opts *o, rs_plan_resul
     while (u > 0 && s > 0 && u - s > tol_at(o, s) && u - s > o->quantum_bytes) {
         double pair[2];
         int thirds, n = refine_pair(&m, s, u, misses, pair, &thirds);
+        if (n == 2 && m.n + 2 > o->max_evals)
+            n = 1; /* one evaluation left: the pair's lower limit, the likelier to be safe */
         if (!n || m.n + n > o->max_evals)
             break; /* no limit left between them (a quantum apart), or no evaluation */
         if ((rc = eval_batch(&m, pair, n, (rs_plan_eval[2]){ { 0 } })))

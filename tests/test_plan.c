@@ -188,13 +188,23 @@ static void test_out_of_evaluations(void)
 
     o.max_evals = 4; /* not enough for 1 % of 1 GiB from [128M, 1G] on steps */
     CHECK_MSG(rs_plan_search(need, &u, &o, &r, &err) == 0, "%s", err.msg);
-    CHECK_MSG(r.outcome == RS_PLAN_FOUND && !r.converged && r.evaluations <= 4 && u.calls <= 4,
+    CHECK_MSG(r.outcome == RS_PLAN_FOUND && !r.converged && r.evaluations == 4 && u.calls == 4,
               "outcome %d converged %d, %d evaluations", r.outcome, r.converged, r.evaluations);
     /* need = 1.5 x ceil(l / 100M) x 100M <= 1 GiB: l <= 682.67M, safe at 600M */
     CHECK_MSG(r.limit_bytes <= 600 * MiB && r.unsafe_bytes > 600 * MiB &&
               r.unsafe_bytes - r.limit_bytes > r.tol_bytes,
               "limit %.0f unsafe %.0f MiB", r.limit_bytes / MiB, r.unsafe_bytes / MiB);
     CHECK(r.need_bytes <= o.budget_bytes);
+    /* every evaluation allowed is used: with one left, a step evaluates one
+     * limit instead of stopping short of its pair */
+    for (int k = 5; k <= 7; k++) {
+        u.calls = 0;
+        o.max_evals = k;
+        CHECK_MSG(rs_plan_search(need, &u, &o, &r, &err) == 0, "%s", err.msg);
+        CHECK_MSG(r.converged || (r.evaluations == k && u.calls == k),
+                  "max_evals %d: converged %d after %d evaluations", k, r.converged, r.evaluations);
+        CHECK(r.need_bytes <= o.budget_bytes);
+    }
 }
 
 /* 50 000 staircases (steps of 1 to 200 MiB, 1 to 8 daemons, half of them

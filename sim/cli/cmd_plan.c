@@ -79,7 +79,8 @@ static void usage(FILE *f)
             "usage: rssim plan --preset P --workload TRACE|gen:NAME[:k=v,...] --ram SIZE\n"
             "                  [--daemons N] [--headroom PCT] [--quantile p50|0.99|peak]\n"
             "                  [--seeds K] [--limit L | --cgroup-limit SIZE [--cgroup-ratio R]]\n"
-            "                  [--tol PCT] [--set K=V ...] [--jobs N] [--coarse K]\n"
+            "                  [--tol PCT] [--max-evals N] [--set K=V ...] [--jobs N]\n"
+            "                  [--coarse K]\n"
             "                  [--db PATH] [--json]\n\n"
             "Find the largest value of the daemon's memory limit (kv_cache_limit,\n"
             "mds_cache_memory_limit, osd_memory_target) at which N daemons' predicted RSS\n"
@@ -105,6 +106,10 @@ static void usage(FILE *f)
             "      --tol PCT         stop when the largest safe and the smallest unsafe\n"
             "                        limit are within PCT of the limit (default 1%%, at\n"
             "                        least 1 MiB)\n"
+            "      --max-evals N     at most N limits evaluated by the search, 4..1000\n"
+            "                        (default 40; a coarse search has N more).  A search\n"
+            "                        that brackets the answer but runs out answers with\n"
+            "                        its safe limit, marked NOT within the tolerance\n"
             "  -s, --set K=V         fixed override (repeatable)\n"
             "  -j, --jobs N          replay a search step's runs (2 limits x K seeds) side\n"
             "                        by side in up to N processes (default: one per core,\n"
@@ -857,13 +862,14 @@ int cmd_plan(int argc, char **argv)
         { "tol", required_argument, NULL, 't' },      { "set", required_argument, NULL, 's' },
         { "db", required_argument, NULL, 'd' },       { "json", no_argument, NULL, 'J' },
         { "jobs", required_argument, NULL, 'j' },     { "coarse", required_argument, NULL, 'K' },
+        { "max-evals", required_argument, NULL, 'E' },
         { "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
     };
     const char *preset = NULL, *workload = NULL, *ram_s = NULL, *limit_s = NULL, *cg_s = NULL;
     char *sets[MAX_SETS];
     int nsets = 0, c, json = 0, status = 0, rc = 0;
     double headroom = 0.10, tol = 0.01, cg_ratio = 0.8;
-    int64_t daemons = 1, seeds = 1, jobs = 0, coarse = -1; /* 0, -1: not given */
+    int64_t daemons = 1, seeds = 1, jobs = 0, coarse = -1, max_evals = 0; /* 0, -1: not given */
     quantile q = Q_P99;
     coarse_sum cs = { 0 };
     static plan_ctx pc; /* large (the K trace paths): not on the stack */
@@ -922,6 +928,10 @@ int cmd_plan(int argc, char **argv)
                 return rs_cli_usage_error("plan", "--coarse: expected 1 (off) .. 64, got '%s'",
                                           optarg);
             break;
+        case 'E':
+            if (rs_parse_int(optarg, &max_evals) || max_evals < 4 || max_evals > 1000)
+                return rs_cli_usage_error("plan", "--max-evals: expected 4..1000, got '%s'", optarg);
+            break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -952,6 +962,9 @@ int cmd_plan(int argc, char **argv)
                                   "sets the limit)");
     if ((limit_s || cg_s) && coarse >= 0)
         return rs_cli_usage_error("plan", "--coarse: only for a search; %s predicts at one limit",
+                                  limit_s ? "--limit" : "--cgroup-limit");
+    if ((limit_s || cg_s) && max_evals)
+        return rs_cli_usage_error("plan", "--max-evals: only for a search; %s predicts at one limit",
                                   limit_s ? "--limit" : "--cgroup-limit");
     if ((limit_s || cg_s) && jobs > 1 && seeds == 1)
         return rs_cli_usage_error("plan", "--jobs %lld: %s with one seed is one run; nothing runs "
@@ -1103,7 +1116,7 @@ int cmd_plan(int argc, char **argv)
         rs_plan_opts po = {
             .budget_bytes = pc.budget, .lo_bytes = per_daemon / 8, .hi_bytes = per_daemon,
             .min_bytes = MiB, .max_bytes = 4 * per_daemon, .tol_rel = tol, .tol_min_bytes = MiB,
-            .quantum_bytes = MiB, .fill_ratio = 0.5, .max_evals = 40,
+            .quantum_bytes = MiB, .fill_ratio = 0.5, .max_evals = max_evals ? (int)max_evals : 40,
         };
         if (po.lo_bytes < po.min_bytes)
             po.lo_bytes = po.min_bytes;
@@ -1174,9 +1187,10 @@ int cmd_plan(int argc, char **argv)
                 if (rp.converged == 0) {
                     n = strlen(rp.verdict);
                     snprintf(rp.verdict + n, sizeof rp.verdict - n,
-                             "; NOT within the tolerance: the search ended after its %d "
-                             "evaluations with the two %.0f MiB apart (the answer is safe; "
-                             "a larger --tol ends sooner)", po.max_evals,
+                             "; NOT within the tolerance: the search ended after %d "
+                             "evaluations (--max-evals %d) with the two %.0f MiB apart (the "
+                             "answer is safe; a larger --tol ends sooner, a larger --max-evals "
+                             "goes on)", pr.evaluations, po.max_evals,
                              (pr.unsafe_bytes - pr.limit_bytes) / MiB);
                 }
             }

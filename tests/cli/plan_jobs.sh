@@ -107,6 +107,21 @@ stderr_has "names --jobs' range" "jobs: expected 1..64, got '0'"
 expect_status 0 "--limit, JSON" kvplan --limit 40M --json --db "$T/j1/p.db"
 check "JSON: no search, converged is null" python3 -c '
 import json, sys; sys.exit(json.load(open(sys.argv[1]))["converged"] is not None)' "$T/out"
+# a search out of evaluations answers with the safe limit it has, says it
+# is not within the tolerance, and evaluated no more limits than allowed
+expect_status 0 "--max-evals 4: an answer" kvplan --max-evals 4 --json --db "$T/j1/p.db"
+check "--max-evals 4: safe, not converged, 4 limits evaluated" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ls = {e["limit_bytes"] for e in d["evaluations"]}
+sys.exit(not (d["outcome"] == "found" and d["converged"] is False and len(ls) == 4))' "$T/out"
+expect_status 0 "--max-evals 4, text" kvplan --max-evals 4 --db "$T/j1/p.db"
+stdout_has "the verdict says so and names the bound" \
+  "NOT within the tolerance: the search ended after 4 evaluations (--max-evals 4)"
+expect_status 2 "--max-evals 3" kvplan --max-evals 3 --db "$T/j1/p.db"
+stderr_has "names --max-evals' range" "max-evals: expected 4..1000, got '3'"
+expect_status 2 "--max-evals with --limit" kvplan --max-evals 8 --limit 40M --db "$T/j1/p.db"
+stderr_has "names --max-evals and --limit" "max-evals: only for a search; --limit predicts at one limit"
 expect_status 2 "--ram past 2^50" kvplan --ram 16000000T --db "$T/j1/p.db"
 stderr_has "names --ram and its bound" "ram 16000000T: at most 1024T (2^50 bytes)"
 # 4. a run that fails in a worker fails as it does in this process: the
