@@ -120,10 +120,12 @@ typedef struct rs_cli_job {
  * its own connection to the database db (SQLite WAL; *st, db's connection
  * here, is closed while they run and opened again), or one after another
  * in this process on *st when workers or n is 1.  Every job ends 'done' or
- * 'failed' (a worker killed by a signal fails its run here); the workers
- * die with this process (PR_SET_PDEATHSIG), leaving their runs not done.
- * Returns 0 when every job succeeded, else the first failed job's rc with
- * its message in err (all workers have ended by then). */
+ * 'failed' (a worker killed by a signal fails its run here); after a
+ * failure no further job starts (those running finish), and the jobs not
+ * started are failed as such; the workers die with this process
+ * (PR_SET_PDEATHSIG), leaving their runs not done.  Returns 0 when every
+ * job succeeded, else the first failed job's rc with its message in err
+ * (all workers have ended by then). */
 int rs_cli_execute_runs(struct rs_store **st, const char *db, rs_cli_job *jobs, int n, int workers,
                         rs_err *err);
 

@@ -8,8 +8,9 @@
  * once, or reused when a done run with the same trace and params is in the
  * database; its count daemons replay that run, copy i starting i x phase
  * later on the node's clock (sim/node.h).  The runs are created in member
- * order by this process (so run ids do not depend on --jobs), replayed on
- * --jobs worker processes as in `rssim sweep`, then their samples are read
+ * order by this process (so run ids do not depend on --jobs), replayed up
+ * to --jobs side by side in worker processes (runner.c, as `rssim plan`'s
+ * runs: a member's error keeps its code), then their samples are read
  * back and summed on one clock (the smallest sample_interval of the
  * members).  The node, its daemons and its total series are stored (store
  * schema 5) and printed: steady, p50, p99 and the peak of the sum against
@@ -26,8 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../traces/sample.h"
@@ -164,70 +163,27 @@ static int collect(void *ctx, int64_t run_id, const rs_sample *smp, rs_err *err)
     return 0;
 }
 
-/* A worker: replay the members w, w + jobs, ... that were not reused. */
-static int worker(const char *db, member *ms, int n, int w, int jobs)
+/* Replay the members that need it, up to jobs side by side (runner.c:
+ * every run ends done or failed with its reason, a worker's error keeps
+ * its code, and after a failure no further member starts).  *st is open
+ * before and after.  A failure names its member. */
+static int replay_all(rs_store **st, const char *db, member *ms, int n, int jobs, rs_err *err)
 {
-    rs_err err = { 0 };
-    rs_store *st = NULL;
-    int failures = 0, k = 0;
-    rs_run_opts opts = { .decode_inline = jobs > 1 };
-
-    if (rs_store_open(&st, db, &err)) {
-        fprintf(stderr, "rssim node: worker %d: %s\n", w, err.msg);
-        return 1;
-    }
-    for (int i = 0; i < n; i++) {
-        if (ms[i].reused || ms[i].shared)
-            continue;
-        if (k++ % jobs != w)
-            continue;
-        rs_result res;
-        rs_result_init(&res);
-        if (rs_cli_execute_run_opts(st, ms[i].run_id, ms[i].trace, ms[i].cfg, &opts, &res, NULL,
-                                    NULL, &err)) {
-            fprintf(stderr, "rssim node: member %d (run %lld) failed: %s\n", i + 1,
-                    (long long)ms[i].run_id, err.msg);
-            failures++;
-        }
-        rs_result_release(&res);
-    }
-    rs_store_close(st);
-    return failures ? 1 : 0;
-}
-
-/* Replay the members that need it on jobs processes. */
-static int replay_all(const char *db, member *ms, int n, int jobs, rs_err *err)
-{
-    int todo = 0, nworkers, failed = 0;
-    pid_t pids[MAX_JOBS];
+    rs_cli_job js[MAX_MEMBERS];
+    int of[MAX_MEMBERS], nj = 0;
 
     for (int i = 0; i < n; i++)
-        todo += !ms[i].reused && !ms[i].shared;
-    nworkers = jobs < todo ? jobs : todo;
-    fflush(NULL);
-    for (int w = 0; w < nworkers; w++) {
-        pids[w] = fork();
-        if (pids[w] < 0) {
-            nworkers = w;
-            failed = 1;
-            rs_fail(err, RS_EIO, "cannot fork worker %d: %s", w, strerror(errno));
+        if (!ms[i].reused && !ms[i].shared) {
+            js[nj] = (rs_cli_job){ .run_id = ms[i].run_id, .trace = ms[i].trace, .cfg = ms[i].cfg };
+            of[nj++] = i;
+        }
+    int rc = rs_cli_execute_runs(st, db, js, nj, jobs, err);
+    for (int j = 0; rc && j < nj; j++) /* jobs start in order: the first failed is err's */
+        if (js[j].rc) {
+            rs_err_prefix(err, "--member %d (run %lld)", of[j] + 1, js[j].run_id);
             break;
         }
-        if (pids[w] == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            _exit(worker(db, ms, n, w, nworkers));
-        }
-    }
-    for (int w = 0; w < nworkers; w++) {
-        int status;
-        while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
-            ;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            failed = 1;
-    }
-    if (failed && !err->code)
-        rs_fail(err, RS_EINTERNAL, "a member's run failed (see above)");
-    return failed ? err->code : 0;
+    return rc;
 }
 
 int cmd_node(int argc, char **argv)
@@ -372,11 +328,7 @@ int cmd_node(int argc, char **argv)
         };
         rc = rs_store_run_begin(st, &meta, m->cfg, &m->run_id, &err);
     }
-    rs_store_close(st); /* no SQLite handle may cross fork() */
-    st = NULL;
-    if (rc || (rc = replay_all(db, ms, n, jobs, &err)))
-        goto out;
-    if ((rc = rs_store_open(&st, db, &err)))
+    if (rc || (rc = replay_all(&st, db, ms, n, jobs, &err)))
         goto out;
     static const char *const cols[] = { "t_ns", "rss_bytes", "accounted_bytes", "resident_bytes",
                                         "base_bytes" };

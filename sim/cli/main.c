@@ -3,6 +3,7 @@
  * Each subcommand parses its own options and prints its own -h.
  */
 #include <gsl/gsl_errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
+    /* sweep, node, plan and validate wait for their worker processes: a
+     * SIGCHLD ignored by whoever started rssim (the setting survives exec)
+     * would have the kernel reap them unseen, and waitpid fail with ECHILD */
+    signal(SIGCHLD, SIG_DFL);
     if (argc < 2) {
         usage(stderr);
         return 2;

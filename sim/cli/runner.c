@@ -199,8 +199,8 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
             if (jobs[j].rc) { /* stop at the first failure; fail the runs not started */
                 rs_err ignored = { 0 };
                 for (int i = j + 1; i < n; i++)
-                    rs_store_run_fail(*st, jobs[i].run_id, "not started: an earlier run of its "
-                                      "batch failed", &ignored);
+                    rs_store_run_fail(*st, jobs[i].run_id, "not started: its batch stopped at a "
+                                      "failure", &ignored);
                 return jobs[j].rc;
             }
         }
@@ -252,15 +252,24 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
         int ended = 0;
         while (!ended) {
             for (int i = 0; i < running && !ended; i++) {
-                int status;
-                if (waitpid(pids[i], &status, WNOHANG) != pids[i])
+                int status, j = slot_job[i];
+                pid_t w = waitpid(pids[i], &status, WNOHANG);
+                if (w == 0 || (w < 0 && errno == EINTR))
                     continue;
-                int j = slot_job[i];
-                job_judge(&jobs[j], status, fds[i]);
+                if (w == pids[i]) {
+                    job_judge(&jobs[j], status, fds[i]);
+                } else { /* cannot be waited for: failed, not waited on for ever */
+                    jobs[j].rc = RS_EINTERNAL;
+                    snprintf(jobs[j].msg, sizeof jobs[j].msg, "run %lld: cannot wait for its "
+                             "worker (pid %d): %s", jobs[j].run_id, (int)pids[i], strerror(errno));
+                    close(fds[i]);
+                }
                 pids[i] = pids[running - 1];
                 fds[i] = fds[running - 1];
                 slot_job[i] = slot_job[--running];
                 ended = 1;
+                if (jobs[j].rc)
+                    next = n; /* as one after another: start no more after a failure */
             }
             if (!ended)
                 usleep(20 * 1000);
@@ -271,19 +280,22 @@ int rs_cli_execute_runs(rs_store **st, const char *db, rs_cli_job *jobs, int n, 
     /* Every failed job's run is failed here, with its reason: a worker that
      * failed before its run began (its own connection) or ended without a
      * report has not marked it, and one that has is marked again alike. */
+    int first = -1; /* the error returned: the first run that failed, else why none started */
     for (int j = 0; j < n; j++) {
         if (!started[j]) {
             jobs[j].rc = RS_EIO;
             if (!jobs[j].msg[0])
-                snprintf(jobs[j].msg, sizeof jobs[j].msg, "run %lld was not started",
-                         jobs[j].run_id);
+                snprintf(jobs[j].msg, sizeof jobs[j].msg, "not started: its batch stopped at a "
+                         "failure");
         }
         if (!jobs[j].rc)
             continue;
         rs_err ignored = { 0 };
         rs_store_run_fail(*st, jobs[j].run_id, jobs[j].msg, &ignored);
-        if (!rc)
-            rc = rs_fail(err, jobs[j].rc, "%s", jobs[j].msg);
+        if (first < 0 || (!started[first] && started[j]))
+            first = j;
     }
+    if (first >= 0)
+        rc = rs_fail(err, jobs[first].rc, "%s", jobs[first].msg);
     return rc;
 }

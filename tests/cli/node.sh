@@ -99,6 +99,23 @@ check "members point at the same runs" test "$(sql "$T/m.db" "select count(*) fr
   on r.id = nm.run_id where r.label like 'node member%'")" = "$(sql "$D" "select count(*) from node_members")"
 check "node samples merged" test "$(sql "$T/m.db" "select count(*) from node_samples")" = "$(sql "$D" "select count(*) from node_samples")"
 
+# a member's run that fails is bad input as in `rssim replay` (exit 2, the
+# file, record and field), named by its member, with the reason on its run;
+# after it no further member starts, with 1 or 2 jobs
+head -c $(( $(stat -c %s "$T/k1.bin") - 7 )) "$T/k1.bin" > "$T/cut.bin"
+for j in 1 2; do
+  expect_status 2 "--jobs $j: a truncated member" "$RSSIM" node --member "preset=kv-small,trace=$T/cut.bin" \
+    --member "preset=kv-small,trace=$T/k2.bin,count=2" --jobs $j --db "$T/cut$j.db"
+  stderr_has "--jobs $j: the member, the file, the record" "member 1 (run 1): .*cut.bin:[0-9]*: record [0-9]*: truncated record"
+  check "--jobs $j: the member's run failed with the reader's reason" test "$(sql "$T/cut$j.db" \
+    "select status || ' ' || (error like '%truncated record%') from runs where id = 1")" = "failed 1"
+  check "--jobs $j: no run left running" test "$(sql "$T/cut$j.db" \
+    "select count(*) from runs where status = 'running'")" = 0
+  check "--jobs $j: no node stored" test "$(sql "$T/cut$j.db" "select count(*) from nodes")" = 0
+done
+check "--jobs 1: the next member not started, said so" test "$(sql "$T/cut1.db" \
+  "select status || ': ' || error from runs where id = 2")" = "failed: not started: its batch stopped at a failure"
+
 expect_status 0 "help" "$RSSIM" node -h
 stdout_has "usage" "usage: rssim node"
 finish

@@ -140,4 +140,13 @@ for j in 1 2; do
     "select count(*) from runs where status != 'failed'")" = 0
 done
 check "the same message with 1 and 2 jobs" cmp -s "$T/cut1.err" "$T/cut2.err"
+# 5. started with SIGCHLD ignored (inherited across exec), the workers are
+# still waited for: the same plan, not a hang
+expect_status 0 "SIGCHLD ignored by the caller, --jobs 2" timeout 120 python3 -c '
+import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$RSSIM" plan --preset kv-small --workload "$W" --ram 256M \
+  --daemons 4 --jobs 2 --db "$T/ign/p.db"
+sed 's/plan 1 in .*//' "$T/out" > "$T/ign.txt"
+check "SIGCHLD ignored: the same answer" cmp -s "$T/j1.txt" "$T/ign.txt"
 finish
