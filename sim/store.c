@@ -215,7 +215,7 @@ static const char *const stmt_sql[ST_COUNT] = {
         " VALUES(?1, " NOW ", ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
         " ON CONFLICT(spec_hash) DO NOTHING",
     [ST_SWEEP_FIND] = "SELECT id FROM sweeps WHERE spec_hash = ?1",
-    [ST_POINT_FIND] = "SELECT id FROM runs WHERE sweep_id = ?1 AND point_index = ?2",
+    [ST_POINT_FIND] = "SELECT id, param_hash FROM runs WHERE sweep_id = ?1 AND point_index = ?2",
     [ST_SWEEP_STATUS] = "UPDATE sweeps SET status = ?2 WHERE id = ?1",
     [ST_METRIC_SET] = "INSERT OR REPLACE INTO metrics(run_id, name, value) VALUES(?1, ?2, ?3)",
     [ST_PLAN_INSERT] =
@@ -983,7 +983,22 @@ int rs_store_sweep_point(rs_store *st, int64_t sweep_id, int64_t point_index,
         return rc;
     sqlite3_bind_int64(s, 1, sweep_id);
     sqlite3_bind_int64(s, 2, point_index);
-    rc = select_id(st, s, r_run_id, err, "a sweep point");
+    int step = sqlite3_step(s);
+    if (step == SQLITE_ROW) { /* the point's run: it must be this point's params */
+        char want[17];
+        const char *had = (const char *)sqlite3_column_text(s, 1);
+        *r_run_id = sqlite3_column_int64(s, 0);
+        snprintf(want, sizeof want, "%016" PRIx64, cfg ? rs_config_hash(cfg) : 0);
+        rc = cfg && (!had || strcmp(had, want) != 0)
+                 ? rs_fail(err, RS_EINTERNAL, "sweep %" PRId64 " point %" PRId64 " is run %" PRId64
+                           " with other params (param_hash %s, this point's %s): '%s' holds "
+                           "another grid under this sweep's identity", sweep_id, point_index,
+                           *r_run_id, had ? had : "none", want, st->path)
+                 : 1;
+    } else {
+        rc = step == SQLITE_DONE ? 0 : db_fail(st, err, "cannot look up a sweep point");
+    }
+    sqlite3_reset(s);
     if (rc == 0) {
         m.sweep_id = sweep_id;
         m.point_index = point_index;

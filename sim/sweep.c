@@ -126,34 +126,70 @@ void rs_grid_point_label(const rs_grid *g, int64_t point, char *r_buf, size_t ca
                               g->values[k][rs_grid_value_index(g, point, k)]);
 }
 
-void rs_grid_spec(const rs_grid *g, char *r_buf, size_t cap)
+/* The spec's text, piece by piece, to a sink (a buffer, a hash): one
+ * walk, so the text stored and the text hashed are the same. */
+typedef void (*spec_sink)(void *ctx, const char *piece);
+
+static void spec_walk(const rs_grid *g, spec_sink sink, void *ctx)
 {
-    size_t n = 0;
-    r_buf[0] = '\0';
-    for (int k = 0; k < g->nkeys && n < cap; k++) {
-        n += (size_t)snprintf(r_buf + n, cap - n, "%s--vary %s=", k ? " " : "", g->keys[k]);
-        for (int j = 0; j < g->nvalues[k] && n < cap; j++)
-            n += (size_t)snprintf(r_buf + n, cap - n, "%s%s", j ? "," : "", g->values[k][j]);
+    for (int k = 0; k < g->nkeys; k++) {
+        sink(ctx, k ? " --vary " : "--vary ");
+        sink(ctx, g->keys[k]);
+        sink(ctx, "=");
+        for (int j = 0; j < g->nvalues[k]; j++) {
+            if (j)
+                sink(ctx, ",");
+            sink(ctx, g->values[k][j]);
+        }
     }
 }
 
-void rs_grid_keys(const rs_grid *g, char *r_buf, size_t cap)
+typedef struct text_sink {
+    char *buf;
+    size_t cap, len; /* len: the whole text's, also past cap */
+} text_sink;
+
+static void to_text(void *ctx, const char *piece)
 {
-    size_t n = 0;
+    text_sink *t = ctx;
+    for (; *piece; piece++, t->len++)
+        if (t->len + 1 < t->cap)
+            t->buf[t->len] = *piece;
+    t->buf[t->len + 1 < t->cap ? t->len : t->cap - 1] = '\0';
+}
+
+static void to_fnv(void *ctx, const char *piece)
+{
+    uint64_t *h = ctx;
+    for (; *piece; piece++)
+        *h = (*h ^ (unsigned char)*piece) * 1099511628211ull;
+}
+
+size_t rs_grid_spec(const rs_grid *g, char *r_buf, size_t cap)
+{
+    text_sink t = { .buf = r_buf, .cap = cap };
     r_buf[0] = '\0';
-    for (int k = 0; k < g->nkeys && n < cap; k++)
-        n += (size_t)snprintf(r_buf + n, cap - n, "%s%s", k ? "," : "", g->keys[k]);
+    spec_walk(g, to_text, &t);
+    return t.len;
+}
+
+size_t rs_grid_keys(const rs_grid *g, char *r_buf, size_t cap)
+{
+    text_sink t = { .buf = r_buf, .cap = cap };
+    r_buf[0] = '\0';
+    for (int k = 0; k < g->nkeys; k++) {
+        if (k)
+            to_text(&t, ",");
+        to_text(&t, g->keys[k]);
+    }
+    return t.len;
 }
 
 void rs_grid_hash(const rs_grid *g, const rs_config *base, const char *trace_sha256,
                   char r_hex[17])
 {
     uint64_t h = rs_config_hash(base);
-    char spec[8192];
-    rs_grid_spec(g, spec, sizeof spec);
-    for (const char *s = spec; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    for (const char *s = trace_sha256; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    spec_walk(g, to_fnv, &h); /* the whole spec, however long */
+    to_fnv(&h, trace_sha256);
     snprintf(r_hex, 17, "%016llx", (unsigned long long)h);
 }

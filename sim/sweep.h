@@ -41,10 +41,13 @@ int rs_grid_point_config(const rs_grid *g, const rs_config *base, int64_t point,
                          rs_config **r_cfg, rs_err *err);
 /* "key=value key=value" for point, for labels. */
 void rs_grid_point_label(const rs_grid *g, int64_t point, char *r_buf, size_t cap);
-/* "key=v1,v2 key2=..." and "key,key2". */
-void rs_grid_spec(const rs_grid *g, char *r_buf, size_t cap);
-void rs_grid_keys(const rs_grid *g, char *r_buf, size_t cap);
-/* Hex identity of (trace sha, base config, grid): finds a sweep again. */
+/* "--vary key=v1,v2 --vary key2=..." and "key,key2" into r_buf (cap > 0,
+ * cut to fit); each returns the whole text's length, as snprintf: a result
+ * >= cap means it was cut. */
+size_t rs_grid_spec(const rs_grid *g, char *r_buf, size_t cap);
+size_t rs_grid_keys(const rs_grid *g, char *r_buf, size_t cap);
+/* Hex identity of (trace sha, base config, grid) over the whole spec:
+ * finds a sweep again. */
 void rs_grid_hash(const rs_grid *g, const rs_config *base, const char *trace_sha256,
                   char r_hex[17]);
 

@@ -559,6 +559,15 @@ static void test_sweep(void)
     CHECK_MSG(rs_store_sweep_point(st, s1, 0, &meta, cfg, &r0, &err) == 0, "%s", err.msg);
     CHECK(rs_store_sweep_point(st, s1, 0, &meta, cfg, &r0b, &err) == 0);
     CHECK(r0 > 0 && r0b == r0);
+    { /* the same point with other params: another grid under this identity */
+        rs_config *other = NULL;
+        int64_t rx = 0;
+        CHECK(rs_config_clone(cfg, &other, &err) == 0 &&
+              rs_config_set(other, "seed", "424242", &err) == 0);
+        CHECK(rs_store_sweep_point(st, s1, 0, &meta, other, &rx, &err) == RS_EINTERNAL);
+        CHECK_MSG(strstr(err.msg, "with other params") != NULL, "%s", err.msg);
+        rs_config_free(other);
+    }
     CHECK(rs_store_sweep_point(st, s1, 1, &meta, cfg, &r1, &err) == 0);
     CHECK(r1 != r0);
     CHECK_EQ_U64(query_int(db, "SELECT count(*) FROM runs"), 2);

@@ -42,6 +42,7 @@
 
 #define MAX_SETS 256
 #define MAX_JOBS 256
+#define MAX_SPEC_BYTES (64 << 10) /* the grid's spec text, stored with its sweep */
 
 static void usage(FILE *f)
 {
@@ -391,7 +392,7 @@ int cmd_sweep(int argc, char **argv)
     const char *trace = argv[optind];
     rs_config *base = NULL;
     rs_store *st = NULL;
-    char sha[65], hash[17], spec[8192], keys[1024];
+    char sha[65], hash[17], keys[1024], *spec = NULL, probe[1];
     sweep_ctx sc = { 0 };
     int64_t sweep_id = 0, nshard = 0;
     int created = 0, nworkers = 0, fds[2] = { -1, -1 }, go[MAX_JOBS];
@@ -408,8 +409,23 @@ int cmd_sweep(int argc, char **argv)
             goto out;
         rs_config_free(cfg);
     }
-    rs_grid_spec(&grid, spec, sizeof spec);
-    rs_grid_keys(&grid, keys, sizeof keys);
+    /* the spec is stored whole (it tells a new sweep from one to resume) */
+    size_t spec_len = rs_grid_spec(&grid, probe, sizeof probe);
+    if (spec_len > MAX_SPEC_BYTES) {
+        rc = rs_fail(&err, RS_EINPUT, "--vary: the grid's values take %zu characters, at most %d",
+                     spec_len, MAX_SPEC_BYTES);
+        goto out;
+    }
+    if (!(spec = malloc(spec_len + 1))) {
+        rc = rs_fail(&err, RS_ENOMEM, "out of memory for the grid's spec");
+        goto out;
+    }
+    rs_grid_spec(&grid, spec, spec_len + 1);
+    if (rs_grid_keys(&grid, keys, sizeof keys) >= sizeof keys) { /* 16 schema keys fit */
+        rc = rs_fail(&err, RS_EINTERNAL, "the varied keys' names take more than %zu characters",
+                     sizeof keys - 1);
+        goto out;
+    }
     sc = (sweep_ctx){ .trace = trace, .db = db, .base = base, .grid = &grid, .shard_k = shard_k,
                       .shard_n = shard_n };
     /* New for sure when there is no database yet or none of its sweeps has
@@ -599,5 +615,6 @@ out:
     rs_store_close(st);
     rs_config_free(base);
     rs_grid_release(&grid);
+    free(spec);
     return rc ? rs_cli_report(&err) : 0;
 }

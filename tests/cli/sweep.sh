@@ -69,4 +69,17 @@ expect_status 2 "vary bad value" "$RSSIM" sweep "$T/t.bin" --preset kv-small --v
 stderr_has "bad value named" "bad value 'big' for key 'kv_cache_limit'"
 expect_status 2 "no vary" "$RSSIM" sweep "$T/t.bin" --preset kv-small --db "$T/x.db"
 expect_status 2 "bad jobs" "$RSSIM" sweep "$T/t.bin" --preset kv-small --vary kv_cache_limit=1M --jobs 0 --db "$T/x.db"
+# a grid is known by its whole spec: two grids that differ only past 8 KiB
+# of values are two sweeps, each point run with its own params
+Z=$(printf '0%.0s' $(seq 8200))
+expect_status 0 "long grid 1" "$RSSIM" sweep "$T/t.bin" --preset kv-small --vary "kv_cache_limit=${Z}1M,4M" --db "$T/long.db"
+expect_status 0 "long grid 2, differing at its end" "$RSSIM" sweep "$T/t.bin" --preset kv-small \
+  --vary "kv_cache_limit=${Z}1M,16M" --db "$T/long.db"
+stderr_has "a new sweep, not the first resumed" "^sweep 2 (new): 2 points, 2 to run"
+check "its 16M point ran at 16M" test "$(sql "$T/long.db" "select p.value from runs r join params p
+  on p.run_id = r.id and p.key = 'kv_cache_limit' where r.sweep_id = 2 and r.point_index = 1")" = 16M
+check "the spec is stored whole" test "$(sql "$T/long.db" "select length(spec) from sweeps where id = 2")" -gt 8200
+Y=$(printf '0%.0s' $(seq 66000))
+expect_status 2 "a grid's values past 64 KiB" "$RSSIM" sweep "$T/t.bin" --preset kv-small --vary "kv_cache_limit=${Y}1M,2M" --db "$T/long.db"
+stderr_has "names --vary and the bound" "vary: the grid's values take 660[0-9]* characters, at most 65536"
 finish
