@@ -908,6 +908,42 @@ fail:
     return rc;
 }
 
+int rs_store_claims_fail(rs_store *st, const char *owner, const char *why, int64_t *r_failed,
+                         rs_err *err)
+{
+    static const char sql[] = "SELECT c.run_id FROM claims c JOIN runs r ON r.id = c.run_id"
+                              " WHERE c.owner = ?1 AND r.status = 'running' ORDER BY c.run_id";
+    sqlite3_stmt *s = NULL;
+    int64_t *ids = NULL, n = 0, cap = 0;
+    int rc = 0, step;
+
+    *r_failed = 0;
+    if ((rc = check_writable(st, err)))
+        return rc;
+    if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+        return db_fail(st, err, "cannot read the claims of %s", owner);
+    sqlite3_bind_text(s, 1, owner, -1, SQLITE_STATIC);
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+        if (n == cap) { /* at most the points one worker was given */
+            int64_t *p = realloc(ids, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *p);
+            if (!p) {
+                rc = rs_fail(err, RS_ENOMEM, "out of memory for the claims of %s", owner);
+                break;
+            }
+            ids = p;
+        }
+        ids[n++] = sqlite3_column_int64(s, 0);
+    }
+    if (!rc && step != SQLITE_DONE)
+        rc = db_fail(st, err, "cannot read the claims of %s", owner);
+    sqlite3_finalize(s);
+    for (int64_t i = 0; i < n && !rc; i++)
+        if (!(rc = rs_store_run_fail(st, ids[i], why, err)))
+            ++*r_failed;
+    free(ids);
+    return rc;
+}
+
 /* Step a one-column SELECT: 1 and *r_id when a row came, 0 when none,
  * negative RS_EDB on error.  Resets the statement. */
 static int select_id(rs_store *st, sqlite3_stmt *s, int64_t *r_id, rs_err *err,

@@ -137,6 +137,11 @@ typedef int (*rs_store_owner_alive_fn)(const char *owner, void *ctx);
 int rs_store_point_claim(rs_store *st, int64_t run_id, const char *owner,
                          rs_store_owner_alive_fn alive, void *ctx, int *r_claim, rs_err *err);
 
+/* Fail every run still 'running' under owner's claim (a worker that died
+ * before finishing them) with why; *r_failed gets how many.  0 or RS_E*. */
+int rs_store_claims_fail(rs_store *st, const char *owner, const char *why, int64_t *r_failed,
+                         rs_err *err);
+
 /* Find the sweep with meta->spec_hash or create it; *r_created says which. */
 int rs_store_sweep_open(rs_store *st, const rs_sweep_meta *meta, int64_t *r_sweep_id,
                         int *r_created, rs_err *err);

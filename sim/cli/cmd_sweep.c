@@ -87,10 +87,9 @@ typedef struct ahead_run {
     unsigned long long wall_ns;
 } ahead_run;
 
-/* This process as a claim's owner: "host:pid:start", start being its start
- * time in clock ticks since boot (/proc/PID/stat field 22), so a reused pid
- * is not taken for the process that claimed. */
-static int proc_start(long pid, unsigned long long *r_start)
+/* A process's start time in clock ticks since boot (/proc/PID/stat field
+ * 22) and its state (field 3: 'Z' for a zombie); -1 when it is gone. */
+static int proc_start(long pid, unsigned long long *r_start, char *r_state)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
@@ -101,22 +100,25 @@ static int proc_start(long pid, unsigned long long *r_start)
     fclose(f);
     buf[n] = '\0';
     char *p = strrchr(buf, ')'); /* the command name may hold spaces */
-    if (!p)
+    if (!p || !p[1] || !p[2])
         return -1;
     p++;
+    *r_state = p[1];
     for (int field = 3; field < 22 && p; field++) /* p is before field `field` */
         p = strchr(p + 1, ' ');
     return p && sscanf(p, " %llu", r_start) == 1 ? 0 : -1;
 }
 
-static void claim_owner(char *r_owner, size_t cap)
+/* Process pid as a claim's owner: "host:pid:start", start being its start
+ * time, so a reused pid is not taken for the process that claimed. */
+static void claim_owner(long pid, char *r_owner, size_t cap)
 {
-    char host[256] = "?";
+    char host[256] = "?", state;
     unsigned long long start = 0;
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = '\0';
-    proc_start((long)getpid(), &start);
-    snprintf(r_owner, cap, "%s:%ld:%llu", host, (long)getpid(), start);
+    proc_start(pid, &start, &state);
+    snprintf(r_owner, cap, "%s:%ld:%llu", host, pid, start);
 }
 
 /* Is the owner of a claim still running?  Only a process of this host can
@@ -140,7 +142,11 @@ static int owner_alive(const char *owner, void *ctx)
         return 0;
     if (sscanf(pc, "%ld:%llu", &pid, &start) != 2)
         return 0;
-    return proc_start(pid, &now_start) == 0 && now_start == start;
+    char state = '?';
+    /* a zombie (killed, not yet reaped) holds its pid and start time but
+     * will never finish the point */
+    return proc_start(pid, &now_start, &state) == 0 && now_start == start && state != 'Z' &&
+           state != 'X';
 }
 
 /* Run one point unless it is done or another live process holds it
@@ -217,8 +223,9 @@ static int read_go(int fd, int64_t *r_ntodo)
 static int report(int fd, int64_t point, int rc)
 {
     char line[64];
-    /* 0 done, 2 bad input (the trace or a value: exit status 2, as replay), 1 else */
-    int n = snprintf(line, sizeof line, "%lld %d\n", (long long)point, !rc ? 0 : rc == RS_EINPUT ? 2 : 1);
+    /* the point and its code: 0 done, else its RS_E* (the parent maps it to
+     * an exit status as replay does) */
+    int n = snprintf(line, sizeof line, "%lld %d\n", (long long)point, rc);
     return write(fd, line, (size_t)n) == n ? 0 : -1;
 }
 
@@ -236,7 +243,7 @@ static int worker(sweep_ctx *sc, int w, int jobs, int go_fd, int fd)
     ahead_run ahead = { .point = -1 };
 
     rs_result_init(&ahead.res);
-    claim_owner(owner, sizeof owner);
+    claim_owner((long)getpid(), owner, sizeof owner);
     /* Keep the heap between points: glibc would hand large blocks back to
      * the kernel after each point (mmap threshold, trim) and fault them in
      * again in the next, about 200 page faults per small point. */
@@ -397,6 +404,8 @@ int cmd_sweep(int argc, char **argv)
     int64_t sweep_id = 0, nshard = 0;
     int created = 0, nworkers = 0, fds[2] = { -1, -1 }, go[MAX_JOBS];
     pid_t pids[MAX_JOBS];
+    static char owners[MAX_JOBS][320]; /* each worker's claims' owner */
+    const pid_t parent = getpid();
     size_t todo_bytes = 0;
 
     if ((rc = rs_cli_build_config(preset, sets, nsets, &base, &err)) ||
@@ -478,6 +487,8 @@ int cmd_sweep(int argc, char **argv)
         }
         if (pids[w] == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) /* the parent died before the prctl */
+                _exit(1);
             close(fds[0]);
             close(gp[1]);
             for (int k = 0; k < w; k++) /* the earlier workers' "go" */
@@ -486,6 +497,7 @@ int cmd_sweep(int argc, char **argv)
         }
         close(gp[0]);
         go[w] = gp[1];
+        claim_owner((long)pids[w], owners[w], sizeof owners[w]); /* as the worker names itself */
         nworkers++;
     }
     if (nworkers > 0) {
@@ -559,12 +571,12 @@ int cmd_sweep(int argc, char **argv)
         int tty = isatty(STDERR_FILENO);
         while (in && fgets(line, sizeof line, in)) {
             long long point;
-            int bad;
-            if (sscanf(line, "%lld %d", &point, &bad) != 2)
+            int code;
+            if (sscanf(line, "%lld %d", &point, &code) != 2)
                 continue;
             done++;
-            failed += bad != 0;
-            bad_input += bad == 2;
+            failed += code != 0;
+            bad_input += code != 0 && rs_cli_status(code) == 2;
             progress(tty, done, sc.ntodo, failed, t0, point);
         }
         if (in)
@@ -574,23 +586,55 @@ int cmd_sweep(int argc, char **argv)
         fds[0] = -1;
     }
     int worker_failed = 0;
+    char why[256] = ""; /* the first worker that ended abnormally, and how */
     for (int w = 0; w < nworkers; w++) {
-        int status;
-        while (waitpid(pids[w], &status, 0) < 0 && errno == EINTR)
+        int status = 0;
+        pid_t got;
+        while ((got = waitpid(pids[w], &status, 0)) < 0 && errno == EINTR)
             ;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            worker_failed = 1;
+        if (got == pids[w] && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            continue;
+        worker_failed = 1;
+        char how[160];
+        if (got != pids[w])
+            snprintf(how, sizeof how, "cannot be waited for (%s)", strerror(errno));
+        else if (WIFSIGNALED(status))
+            snprintf(how, sizeof how, "was killed by signal %d%s", WTERMSIG(status),
+                     WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "");
+        else
+            snprintf(how, sizeof how, "ended with status %d", WEXITSTATUS(status));
+        if (got == pids[w] && WIFEXITED(status) && WEXITSTATUS(status) == 1)
+            continue; /* a point failed: it said which, and failed its run */
+        /* the points it held: failed with the reason, not left 'running' */
+        char reason[320];
+        int64_t nf = 0;
+        rs_err ferr = { 0 };
+        snprintf(reason, sizeof reason, "its sweep worker (pid %d) %s before finishing it",
+                 (int)pids[w], how);
+        if (!rc && rs_store_claims_fail(st, owners[w], reason, &nf, &ferr))
+            fprintf(stderr, "rssim sweep: %s\n", ferr.msg);
+        fprintf(stderr, "rssim sweep: worker %d (pid %d) %s; %lld point%s it held failed\n", w,
+                (int)pids[w], how, (long long)nf, nf == 1 ? "" : "s");
+        if (!why[0])
+            snprintf(why, sizeof why, "; worker %d (pid %d) %s", w, (int)pids[w], how);
     }
     nworkers = 0;
     if (!rc) {
         int all = !worker_failed && done == sc.ntodo && !failed;
-        rs_store_sweep_set_status(st, sweep_id, !all ? "failed" : shard_n > 1 ? "partial" : "done", &err);
-        /* every point ran and each failure was bad input: the status replay gives */
-        int input_only = done == sc.ntodo && failed > 0 && failed == bad_input;
-        if (!all)
-            rc = rs_fail(&err, input_only ? RS_EINPUT : RS_EINTERNAL, "sweep %lld: %lld of %lld points failed or did not finish "
-                         "(re-run the same command to resume)", (long long)sweep_id,
-                         (long long)(sc.ntodo - done + failed), (long long)sc.ntodo);
+        if (rs_store_sweep_set_status(st, sweep_id, !all ? "failed" : shard_n > 1 ? "partial" : "done",
+                                      &err))
+            rc = err.code;
+        /* every point ran and each failure was bad input: the status replay
+         * gives, and re-running the same command would not help */
+        int input_only = done == sc.ntodo && failed > 0 && failed == bad_input && !why[0];
+        if (!rc && input_only)
+            rc = rs_fail(&err, RS_EINPUT, "sweep %lld: %lld of %lld points failed on bad input "
+                         "(each named above)", (long long)sweep_id, (long long)failed,
+                         (long long)sc.ntodo);
+        else if (!rc && !all)
+            rc = rs_fail(&err, RS_EINTERNAL, "sweep %lld: %lld of %lld points failed or did not "
+                         "finish (re-run the same command to resume)%s", (long long)sweep_id,
+                         (long long)(sc.ntodo - done + failed), (long long)sc.ntodo, why);
     }
     if (!rc)
         printf("sweep %lld done: %lld points in %s (see 'rssim runs list --db %s --sweep %lld')\n",

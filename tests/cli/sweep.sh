@@ -62,6 +62,35 @@ sql "$T/k.db" "select * from metrics order by run_id, name" > "$T/k.m"
 sql "$T/f.db" "select * from metrics order by run_id, name" > "$T/f.m"
 check "resumed sweep equals a fresh one" cmp -s "$T/k.m" "$T/f.m"
 
+# a worker killed while it replays a point: that point's run is failed with
+# the signal (not left 'running'), the sweep fails naming the worker, and a
+# re-run completes it.  The sweep is a resume (its rows are there from a
+# first shard), so the workers claim their points before replaying them.
+w4=(--vary kv_cache_limit=4M,8M,16M,32M)
+expect_status 0 "the first shard" "$RSSIM" sweep "$T/big.bin" --preset kv-small "${w4[@]}" --shard 0/2 --db "$T/w.db"
+"$RSSIM" sweep "$T/big.bin" --preset kv-small "${w4[@]}" --jobs 2 --db "$T/w.db" >"$T/w.out" 2>"$T/w.err" &
+sweep=$!
+held=
+for _ in $(seq 600); do
+  held=$(sql "$T/w.db" "select r.id || ' ' || c.owner from claims c join runs r on r.id = c.run_id
+    where r.status = 'running' order by r.id limit 1" 2>/dev/null)
+  [ -n "$held" ] && break
+  sleep 0.05
+done
+id=${held%% *}
+victim=$(echo "${held#* }" | awk -F: '{ print $(NF - 1) }')
+check "a worker holds a point ($held)" test -n "$victim"
+kill -KILL "$victim"
+wait "$sweep"
+st=$?
+check "the sweep fails with status 1 (got $st)" test "$st" = 1
+check "the point's run failed with the signal" test "$(sql "$T/w.db" "select status || ' ' ||
+  (error like '%worker (pid $victim) was killed by signal 9%') from runs where id = $id")" = "failed 1"
+check "no run left running" test "$(sql "$T/w.db" "select count(*) from runs where status = 'running'")" = 0
+check "the message names the worker and the signal" grep -q "(pid $victim) was killed by signal 9" "$T/w.err"
+expect_status 0 "the re-run" "$RSSIM" sweep "$T/big.bin" --preset kv-small "${w4[@]}" --jobs 2 --db "$T/w.db"
+check "completes it" test "$(sql "$T/w.db" "select count(*) from runs where status = 'done'")" = 4
+
 # bad grids
 expect_status 2 "vary unknown key" "$RSSIM" sweep "$T/t.bin" --preset kv-small --vary nope=1,2 --db "$T/x.db"
 stderr_has "unknown key named" "unknown key 'nope'"

@@ -91,6 +91,7 @@ wait "$sweep"
 st=$?
 check "the sweep fails with status 1, not a signal (got $st)" test "$st" = 1
 check "naming the points not done" grep -q "points failed or did not finish (re-run the same command to resume)" "$T/s.err"
+check "naming the worker and the signal" grep -q "resume); worker [01] (pid $victim) was killed by signal 9" "$T/s.err"
 expect_status 0 "the re-run" "$RSSIM" sweep "$T/t.bin" --preset kv-small "${vary[@]}" --jobs 2 --db "$T/K.db"
 check "completes it" test "$(sql "$T/K.db" "select count(*) from runs where status = 'done'")" = 3
 finish
