@@ -38,9 +38,11 @@
 #include <libgen.h>
 #include <math.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,10 +148,19 @@ static int run_real(const char *trace, const char *alloc, const char *db, uint64
     if (pipe(fds) != 0)
         return rs_fail(err, RS_EIO, "cannot create a pipe: %s", strerror(errno));
     fflush(NULL);
+    const pid_t parent = getpid();
     pid_t pid = fork();
-    if (pid < 0)
-        return rs_fail(err, RS_EIO, "cannot fork: %s", strerror(errno));
+    if (pid < 0) {
+        rc = rs_fail(err, RS_EIO, "cannot fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return rc;
+    }
     if (pid == 0) {
+        /* the measurement dies with this process (kept across exec) */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(127);
         close(fds[0]);
         dup2(fds[1], STDOUT_FILENO);
         close(fds[1]);
@@ -177,8 +188,11 @@ static int run_real(const char *trace, const char *alloc, const char *db, uint64
     if (in)
         fclose(in);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    pid_t got;
+    while ((got = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
         ;
+    if (got != pid)
+        return rs_fail(err, RS_EINTERNAL, "cannot wait for rssim-real: %s", strerror(errno));
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !*r_id)
         return rs_fail(err, WIFEXITED(status) && WEXITSTATUS(status) == 2 ? RS_EINPUT : RS_EINTERNAL,
                        "rssim-real failed on '%s' (exit status %d)", trace,
