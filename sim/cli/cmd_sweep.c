@@ -7,7 +7,9 @@
  * run row per grid point (status pending) in point order — so run ids and
  * point numbers are the same whatever --jobs is — and hands the workers the
  * points not yet done (a shared mapping, then a word on each worker's pipe).
- * Worker w takes the w-th, (w+N)-th, ... of them, with its own connection
+ * Each worker takes the next of them not yet taken (a counter in the
+ * mapping), so a long point holds back no other and a dead worker's points
+ * go to the others; it runs them with its own connection
  * (SQLite WAL lets them write side by side), and reports every finished
  * point on a pipe; the parent draws the progress.  When the sweep must be
  * new (no database yet, or none of its sweeps has this spec: the spec is
@@ -71,8 +73,12 @@ typedef struct sweep_ctx {
     const rs_config *base;
     const rs_grid *grid;
     int64_t shard_k, shard_n;
-    /* a mapping shared with the workers: the parent fills it before "go" */
-    int64_t *todo_points, *todo_ids;
+    /* a mapping shared with the workers: the parent fills it before "go";
+     * the workers take indices from it atomically: todo_next, the next
+     * index, and reserved[w], set by whoever takes index w < nreserved, the
+     * point worker w of a new sweep replayed ahead */
+    int64_t *todo_next, *reserved, *todo_points, *todo_ids;
+    int nreserved;
     int64_t ntodo; /* a worker reads it from its "go" */
     int ahead;     /* the sweep is new: replay each worker's first point before "go" */
 } sweep_ctx;
@@ -229,7 +235,40 @@ static int report(int fd, int64_t point, int rc)
     return write(fd, line, (size_t)n) == n ? 0 : -1;
 }
 
-/* A worker: run its share of the points; write "point status\n" lines.  A
+/* Index j reserved for worker j's ahead point, taken by the first to ask. */
+static int take_reserved(sweep_ctx *sc, int64_t j)
+{
+    int64_t free_ = 0;
+    return j < sc->ntodo && __atomic_compare_exchange_n(&sc->reserved[j], &free_, 1, 0,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* The next index worker w runs, -1 when none is left: first its own
+ * reserved one (the point it replayed ahead), then the next from the
+ * counter (which starts past the reserved ones), then any reserved one its
+ * worker never took (it died first).  *phase and *scan start at 0. */
+static int64_t take(sweep_ctx *sc, int w, int *phase, int64_t *scan)
+{
+    if (*phase == 0) {
+        *phase = 1;
+        if (w < sc->nreserved && take_reserved(sc, w))
+            return w;
+    }
+    if (*phase == 1) {
+        int64_t i = __atomic_fetch_add(sc->todo_next, 1, __ATOMIC_RELAXED);
+        if (i < sc->ntodo)
+            return i;
+        *phase = 2;
+    }
+    while (*scan < sc->nreserved) {
+        int64_t j = (*scan)++;
+        if (take_reserved(sc, j))
+            return j;
+    }
+    return -1;
+}
+
+/* A worker: run the points it takes; write "point code\n" lines.  A
  * point another live process holds (an identical sweep on the same
  * database) is left to it and awaited at the end: reported when it is done,
  * run here if its holder dies or fails it. */
@@ -262,12 +301,17 @@ static int worker(sweep_ctx *sc, int w, int jobs, int go_fd, int fd)
         rs_result_release(&ahead.res);
         return 1;
     }
-    if (!(waiting = malloc((size_t)(sc->ntodo / jobs + 1) * sizeof *waiting))) {
+    if (!(waiting = malloc((size_t)(sc->ntodo + 1) * sizeof *waiting))) {
         rs_store_close(st);
         rs_result_release(&ahead.res);
         return 1;
     }
-    for (int64_t i = w; i < sc->ntodo; i += jobs) {
+    /* a new sweep's worker first takes the point it replayed ahead, the
+     * w-th; then every worker the next not taken, so a long point holds back
+     * no other, and a dead worker's points go to the others */
+    int phase = 0;
+    int64_t scan = 0;
+    for (int64_t i; (i = take(sc, w, &phase, &scan)) >= 0;) {
         int64_t point = sc->todo_points[i], id = sc->todo_ids[i];
         int rc = run_point(sc, st, point, id, owner, &opts, &ahead, &busy, &err);
         if (busy) {
@@ -454,19 +498,22 @@ int cmd_sweep(int argc, char **argv)
         sc.ahead = !known;
     }
     nshard = shard_k < grid.points ? (grid.points - shard_k + shard_n - 1) / shard_n : 0;
-    todo_bytes = (size_t)(nshard ? nshard : 1) * 2 * sizeof(int64_t);
+    todo_bytes = (1 + MAX_JOBS + (size_t)(nshard ? nshard : 1) * 2) * sizeof(int64_t);
     void *todo = mmap(NULL, todo_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (todo == MAP_FAILED) {
         todo_bytes = 0;
         rc = rs_fail(&err, RS_ENOMEM, "out of memory for %lld points", (long long)nshard);
         goto out;
     }
-    sc.todo_points = todo;
+    sc.todo_next = todo;
+    sc.reserved = sc.todo_next + 1;
+    sc.todo_points = sc.reserved + MAX_JOBS;
     sc.todo_ids = sc.todo_points + (nshard ? nshard : 1);
 
     /* The workers first: they start (and, for a new sweep, replay their first
      * point) while this process hashes the trace and writes the rows. */
     int want = jobs < nshard ? jobs : (int)nshard;
+    sc.nreserved = sc.ahead ? want : 0; /* worker w replays the w-th point ahead */
     if (want > 0 && pipe(fds) != 0) {
         rc = rs_fail(&err, RS_EIO, "cannot create a pipe: %s", strerror(errno));
         goto out;
@@ -557,6 +604,7 @@ int cmd_sweep(int argc, char **argv)
     /* a worker that died meanwhile (its exit status tells, below) must not
      * take the parent with it */
     signal(SIGPIPE, SIG_IGN);
+    *sc.todo_next = sc.nreserved; /* (zero-filled mapping: nothing reserved is taken) */
     for (int w = 0; w < nworkers; w++) {
         if (write(go[w], &sc.ntodo, sizeof sc.ntodo) != (ssize_t)sizeof sc.ntodo)
             fprintf(stderr, "rssim sweep: cannot start worker %d: %s\n", w, strerror(errno));
@@ -585,7 +633,6 @@ int cmd_sweep(int argc, char **argv)
             close(fds[0]);
         fds[0] = -1;
     }
-    int worker_failed = 0;
     char why[256] = ""; /* the first worker that ended abnormally, and how */
     for (int w = 0; w < nworkers; w++) {
         int status = 0;
@@ -594,7 +641,6 @@ int cmd_sweep(int argc, char **argv)
             ;
         if (got == pids[w] && WIFEXITED(status) && WEXITSTATUS(status) == 0)
             continue;
-        worker_failed = 1;
         char how[160];
         if (got != pids[w])
             snprintf(how, sizeof how, "cannot be waited for (%s)", strerror(errno));
@@ -620,7 +666,9 @@ int cmd_sweep(int argc, char **argv)
     }
     nworkers = 0;
     if (!rc) {
-        int all = !worker_failed && done == sc.ntodo && !failed;
+        /* a worker that died holding no point left nothing undone: the
+         * others took its points (it was named above) */
+        int all = done == sc.ntodo && !failed;
         if (rs_store_sweep_set_status(st, sweep_id, !all ? "failed" : shard_n > 1 ? "partial" : "done",
                                       &err))
             rc = err.code;
@@ -655,7 +703,7 @@ out:
     if (fds[1] >= 0)
         close(fds[1]);
     if (todo_bytes)
-        munmap(sc.todo_points, todo_bytes);
+        munmap(sc.todo_next, todo_bytes);
     rs_store_close(st);
     rs_config_free(base);
     rs_grid_release(&grid);
