@@ -594,7 +594,8 @@ int cmd_sweep(int argc, char **argv)
     }
     if ((rc = rs_store_batch_commit(st, &err)))
         goto out;
-    rs_store_sweep_set_status(st, sweep_id, "running", &err);
+    if ((rc = rs_store_sweep_set_status(st, sweep_id, "running", &err)))
+        goto out;
     fprintf(stderr, "sweep %lld (%s): %lld points, %lld to run, %lld already done, %d job%s",
             (long long)sweep_id, created ? "new" : "resumed", (long long)grid.points,
             (long long)sc.ntodo, (long long)(grid.points - sc.ntodo), jobs, jobs > 1 ? "s" : "");
