@@ -498,9 +498,11 @@ static inline void live_add(tc_state *st, uint64_t off, uint64_t bytes)
     }
     uint16_t v = st->osp[q0]; /* most objects: one page */
     assert(v < OS_LIVE_MASK);
-    os_touch(st, q0);
     st->osp[q0] = (uint16_t)(v + 1);
-    st->active_pages += !v;
+    if (!v) { /* a page with a live object on it is resident already (audit) */
+        os_touch(st, q0);
+        st->active_pages++;
+    }
 }
 
 static void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
