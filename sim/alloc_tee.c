@@ -90,6 +90,8 @@ void rs_alloc_tee_wrap(rs_alloc *alloc, rs_alloc_tee *tee, rs_trace_writer *writ
     tee->ops.destroy = tee_destroy;
     tee->ops.alloc = tee_alloc;
     tee->ops.free = tee_free;
+    tee->ops.alloc_n = NULL; /* one call a part, each recorded */
+    tee->ops.free_n = NULL;
     tee->ops.usable_size = tee_usable_size;
     tee->ops.advance = in->advance ? tee_advance : NULL;
     tee->ops.release = in->release ? tee_release : NULL;

@@ -7,7 +7,8 @@
  * release to the transfer cache, the thread-cache budget and stealing, the
  * page heap's release-rate scavenger and release(), the > 256 KiB path,
  * the stats ordering invariant under random operations on several threads
- * (with a full audit of the incremental state), parameters, and the shape
+ * (with a full audit of the incremental state), alloc_n and free_n against
+ * allocations and frees one at a time, parameters, and the shape
  * of the fragmentation experiment.  The installed library is compared in
  * test_tcmalloc_real.c.
  */
@@ -483,6 +484,76 @@ static void test_random_ops(const char *total_tc, int nops)
     rs_alloc_tcmalloc.destroy(st);
 }
 
+/* alloc_n and free_n are n calls of alloc and free: two instances, one
+ * driven a call at a time and one a group at a time, give the same
+ * addresses and the same state after every group.  Groups of 1..8 mixed
+ * sizes (some > 256 KiB, some a thread's first allocation, frees on a
+ * thread that has no cache), and a group whose fourth request is too large
+ * (alloc_n makes three and stops, as the fourth alloc fails). */
+static int same_state(void *a, void *b)
+{
+    rs_alloc_stats sa = stats_of(a), sb = stats_of(b);
+    rs_tc_stats ta = tc_of(a), tb = tc_of(b);
+    return !memcmp(&sa, &sb, sizeof sa) && !memcmp(&ta, &tb, sizeof ta);
+}
+
+static void test_alloc_n(void)
+{
+    enum { GROUPS = 4000, MAXN = 8 };
+    static rs_addr ga[GROUPS][MAXN];
+    static uint64_t gsize[GROUPS][MAXN];
+    static unsigned gn[GROUPS];
+    static uint32_t gthread[GROUPS];
+    void *one = make(), *grp = make();
+    uint64_t x = 88172645463325252ull;
+    unsigned live = 0, bad_addr = 0, bad_state = 0;
+    for (int step = 0; step < 30000; step++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (live < GROUPS && (live == 0 || x % 3 != 0)) { /* a group of allocations */
+            unsigned n = 1 + (unsigned)(x >> 8) % MAXN, k = live++;
+            uint32_t t = (uint32_t)(x >> 16) % 6; /* threads 4, 5: first seen late */
+            if (step < 20000 && t >= 4)
+                t -= 4;
+            gn[k] = n;
+            gthread[k] = t;
+            for (unsigned i = 0; i < n; i++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                gsize[k][i] = x % 50 == 0 ? 262145 + x % 400000 : 1 + x % (x % 4 ? 2000 : 70000);
+                ga[k][i] = A(one, gsize[k][i], t);
+            }
+            rs_addr got[MAXN];
+            CHECK_EQ_U64(rs_alloc_tcmalloc.alloc_n(grp, gsize[k], n, t, 0, got), n);
+            bad_addr += memcmp(got, ga[k], n * sizeof *got) != 0;
+        } else { /* a group freed, on its own thread or on one without a cache */
+            unsigned k = (unsigned)(x >> 8) % live;
+            uint32_t t = x % 5 == 0 ? 7 : gthread[k];
+            for (unsigned i = 0; i < gn[k]; i++)
+                F(one, ga[k][i], gsize[k][i], t);
+            rs_alloc_tcmalloc.free_n(grp, ga[k], gsize[k], gn[k], t, 0);
+            live--;
+            gn[k] = gn[live];
+            gthread[k] = gthread[live];
+            memcpy(ga[k], ga[live], sizeof ga[k]);
+            memcpy(gsize[k], gsize[live], sizeof gsize[k]);
+        }
+        bad_state += !same_state(one, grp);
+    }
+    CHECK_EQ_U64(bad_addr, 0);
+    CHECK_EQ_U64(bad_state, 0);
+    const uint64_t size[5] = { 100, 3000, 500, RS_ALLOC_MAX_REQUEST_BYTES + 1, 64 };
+    rs_addr got[5], want[3];
+    for (unsigned i = 0; i < 3; i++)
+        want[i] = A(one, size[i], 1);
+    CHECK(A(one, size[3], 1) == 0);
+    CHECK_EQ_U64(rs_alloc_tcmalloc.alloc_n(grp, size, 5, 1, 0, got), 3);
+    CHECK(!memcmp(got, want, sizeof want));
+    CHECK(same_state(one, grp));
+    CHECK(audit_ok(one));
+    CHECK(audit_ok(grp));
+    rs_alloc_tcmalloc.destroy(one);
+    rs_alloc_tcmalloc.destroy(grp);
+}
+
 /* ---- parameters -------------------------------------------------------- */
 
 static void test_params(void)
@@ -625,6 +696,7 @@ int main(void)
     test_release();
     test_random_ops(NULL, 1000000);
     test_random_ops("1M", 300000);
+    test_alloc_n();
     test_params();
     test_startup_metadata();
     test_facts_5_1_shape();

@@ -4,7 +4,8 @@
  * is freed and from rs_objects_slot, whether the table keeps them packed in
  * 5 bytes (one 8 TiB window, multiples of 8) or has had to widen to 8 (an
  * address in another window, or not a multiple of 8, the window's last 8
- * bytes); a part that cannot be made undoes the object's others.
+ * bytes); a part that cannot be made undoes the object's others, whether
+ * the allocator makes parts one at a time or n at a time (alloc_n).
  *
  * The allocator here hands out the addresses each case scripts and checks
  * every free against what it handed out, so a slot that decoded wrong is a
@@ -69,6 +70,30 @@ static void s_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thre
 }
 
 static const rs_alloc_ops script_ops = { .name = "script", .alloc = s_alloc, .free = s_free };
+
+/* The same with alloc_n and free_n (alloc.h), which count their calls. */
+static unsigned n_allocs, n_frees;
+
+static unsigned s_alloc_n(void *state, const uint64_t *size, unsigned n, uint32_t thread,
+                          uint64_t now_ns, rs_addr *r_addr)
+{
+    n_allocs++;
+    for (unsigned i = 0; i < n; i++)
+        if (!(r_addr[i] = s_alloc(state, size[i], thread, now_ns)))
+            return i;
+    return n;
+}
+
+static void s_free_n(void *state, const rs_addr *addr, const uint64_t *size, unsigned n,
+                     uint32_t thread, uint64_t now_ns)
+{
+    n_frees++;
+    for (unsigned i = 0; i < n; i++)
+        s_free(state, addr[i], size[i], thread, now_ns);
+}
+
+static const rs_alloc_ops script_n_ops = { .name = "script_n", .alloc = s_alloc, .free = s_free,
+                                           .alloc_n = s_alloc_n, .free_n = s_free_n };
 
 /* ---- a three-part layout ----------------------------------------------- */
 
@@ -138,16 +163,21 @@ static void del_all(rs_objects *o, script *s)
     CHECK_EQ_U64(o->untracked_bytes, 0);
 }
 
-static void table(rs_objects *o, script *s, rs_addr first, uint64_t step)
+static void table_of(rs_objects *o, script *s, rs_addr first, uint64_t step, const rs_alloc_ops *ops)
 {
     rs_err err = { 0 };
     memset(s, 0, sizeof *s);
     s->next = first;
     s->step = step;
     static rs_alloc a;
-    a = (rs_alloc){ .ops = &script_ops, .state = s };
+    a = (rs_alloc){ .ops = ops, .state = s };
     CHECK(rs_objects_init(o, &three_ops, NULL, &a, &err) == 0);
     nobjs = 0;
+}
+
+static void table(rs_objects *o, script *s, rs_addr first, uint64_t step)
+{
+    table_of(o, s, first, step, &script_ops);
 }
 
 int main(void)
@@ -234,6 +264,27 @@ int main(void)
     CHECK_EQ_U64(objs[1].id, 1);
     check_slots(&o);
     del_all(&o, &s);
+    rs_objects_release(&o);
+
+    /* 6. an allocator with alloc_n and free_n: an object's parts are made
+     * and freed in one call each, and a part that cannot be made undoes
+     * the others as in 5 */
+    table_of(&o, &s, (rs_addr)1 << 40, 64, &script_n_ops);
+    n_allocs = n_frees = 0;
+    for (uint64_t k = 0; k < 100; k++)
+        add(&o, &s, k, (uint32_t)(k % 3));
+    CHECK_EQ_U64(n_allocs, 100);
+    check_slots(&o);
+    s.fail_in = 2; /* the second part of the next object */
+    CHECK(rs_objects_add(&o, 200, 120, 0, 0, 0, &id, NULL, &err) == RS_EINPUT);
+    CHECK_EQ_U64(n_allocs, 101);
+    CHECK_EQ_U64(s.bad_frees, 0);
+    CHECK_EQ_U64(o.live_count, 100);
+    CHECK_EQ_U64(s.nlive, 100 * 3 - 33); /* odd aux: two parts */
+    add(&o, &s, 201, 0);
+    check_slots(&o);
+    del_all(&o, &s);
+    CHECK_EQ_U64(n_frees, 101);
     rs_objects_release(&o);
 
     return check_done();

@@ -139,6 +139,18 @@ typedef struct rs_alloc_ops {
     rs_addr (*alloc)(void *state, uint64_t size_bytes, uint32_t thread, uint64_t now_ns);
     /* Free addr, which alloc returned for exactly size_bytes. */
     void (*free)(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thread, uint64_t now_ns);
+    /* Optional (NULL: the caller calls alloc and free once each): n calls
+     * of alloc, or of free, in one, as an object's parts come and go
+     * (layout/objects.c), so that a model can find the thread's cache and
+     * keep its counters at hand once for them all.  alloc_n allocates
+     * size[0..n) in order into r_addr[], exactly as n calls of alloc would,
+     * and returns how many it made: n, or i < n when allocation i failed
+     * (alloc returned 0), when it tries none after it.  free_n frees
+     * addr[0..n) (of size[0..n)) in order, exactly as n calls of free. */
+    unsigned (*alloc_n)(void *state, const uint64_t *size, unsigned n, uint32_t thread, uint64_t now_ns,
+                        rs_addr *r_addr);
+    void (*free_n)(void *state, const rs_addr *addr, const uint64_t *size, unsigned n, uint32_t thread,
+                   uint64_t now_ns);
     /* The usable size a request of size_bytes gets (size-class rounding). */
     uint64_t (*usable_size)(const void *state, uint64_t size_bytes);
     /* Virtual time has reached now_ns (decay, scavenging).  May be NULL. */

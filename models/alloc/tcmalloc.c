@@ -505,7 +505,7 @@ static inline void live_add(tc_state *st, uint64_t off, uint64_t bytes)
     }
 }
 
-static void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
+static inline void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
 {
     uint64_t q0 = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT, gone = 0;
     if (q0 == last) { /* most objects: one page */
@@ -1198,7 +1198,7 @@ static void tc_list_too_long(tc_state *st, uint32_t h, unsigned cl)
         tc_scavenge(st, h);
 }
 
-static void tc_deallocate(tc_state *st, uint32_t h, uint64_t off, unsigned cl)
+static inline void tc_deallocate(tc_state *st, uint32_t h, uint64_t off, unsigned cl)
 {
     tc_thread *t = &st->threads[h];
     tc_freelist *fl = &t->list[cl];
@@ -1654,6 +1654,22 @@ static __attribute__((noinline)) rs_addr tc_alloc_slow(tc_state *st, uint64_t si
     return alloc_done(st, off, size_bytes, npages << PAGE_SHIFT);
 }
 
+/* Pop: the head of a thread's non-empty list fl, its offset (the caller
+ * lowers the thread's size_ by the class size). */
+static inline uint64_t tc_pop(tc_state *st, tc_freelist *fl)
+{
+    const uint64_t *stk = fl->stk;
+    uint64_t off = stk[--fl->length];
+    if (fl->length) { /* the next pop's page counters */
+        uint64_t q = stk[fl->length - 1] >> OS_PAGE_SHIFT;
+        __builtin_prefetch(&st->osp[q], 1);
+        __builtin_prefetch(&st->resw[q >> 6], 1);
+    }
+    if (fl->length < fl->lowater)
+        fl->lowater = fl->length;
+    return off;
+}
+
 /* The commonest allocation, a Pop from the thread's list, here; the
  * others in tc_alloc_slow. */
 static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
@@ -1664,22 +1680,59 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
         unsigned cl = size_class(st, size_bytes);
         uint32_t h = thread_lookup(st, thread);
         tc_freelist *fl;
-        if (h != NIL && (fl = &st->threads[h].list[cl])->length) { /* Pop */
-            const uint64_t *stk = fl->stk;
-            uint64_t off = stk[--fl->length], usable = st->cls[cl].size_bytes;
-            if (fl->length) { /* the next pop's page counters */
-                uint64_t q = stk[fl->length - 1] >> OS_PAGE_SHIFT;
-                __builtin_prefetch(&st->osp[q], 1);
-                __builtin_prefetch(&st->resw[q >> 6], 1);
-            }
-            if (fl->length < fl->lowater)
-                fl->lowater = fl->length;
+        if (h != NIL && (fl = &st->threads[h].list[cl])->length) {
+            uint64_t off = tc_pop(st, fl), usable = st->cls[cl].size_bytes;
             st->threads[h].size_bytes -= usable;
             live_add(st, off, size_bytes ? size_bytes : 1); /* the requested range (malloc(0): its first byte) */
             return alloc_done(st, off, size_bytes, usable);
         }
     }
     return tc_alloc_slow(st, size_bytes, thread);
+}
+
+/* Pops for size[i..n) from thread t's lists, until one is large or its
+ * list empty; where that one is (n: all done).  The counters a pop adds to
+ * are summed here and added once at the end: nothing a pop does reads
+ * them. */
+static unsigned tc_pop_n(tc_state *st, tc_thread *t, const uint64_t *size, unsigned i, unsigned n,
+                         rs_addr *r_addr)
+{
+    uint64_t requested = 0, allocated = 0, count = 0;
+    for (; i < n && size[i] <= MAX_SIZE; i++) {
+        unsigned cl = size_class(st, size[i]);
+        tc_freelist *fl = &t->list[cl];
+        if (!fl->length)
+            break;
+        uint64_t off = tc_pop(st, fl);
+        live_add(st, off, size[i] ? size[i] : 1);
+        requested += size[i];
+        allocated += st->cls[cl].size_bytes;
+        count++;
+        r_addr[i] = BASE_ADDR + off;
+    }
+    t->size_bytes -= (int64_t)allocated;
+    st->requested_bytes += requested;
+    st->allocated_bytes += allocated;
+    st->live_count += count;
+    assert(stats_ordered(st));
+    return i;
+}
+
+/* alloc_n (alloc.h): the pops in a run, each other allocation as
+ * tc_alloc makes it. */
+static unsigned tc_alloc_n(void *state, const uint64_t *size, unsigned n, uint32_t thread,
+                           uint64_t now_ns, rs_addr *r_addr)
+{
+    tc_state *st = state;
+    (void)now_ns;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t h = thread_lookup(st, thread);
+        if (h != NIL && (i = tc_pop_n(st, &st->threads[h], size, i, n, r_addr)) == n)
+            break;
+        if (!(r_addr[i] = tc_alloc_slow(st, size[i], thread)))
+            return i;
+    }
+    return n;
 }
 
 /* One of the library's start-up objects (create): a small class object
@@ -1698,6 +1751,16 @@ static int startup_alloc(tc_state *st, uint64_t size_bytes)
     st->startup_off[st->nstartup++] = off;
     return 0;
 }
+
+#ifndef NDEBUG
+/* Whether off is the start of an object of a class cl span (for asserts). */
+static int is_object_of(const tc_state *st, uint64_t off, unsigned cl)
+{
+    const tc_span *s = &st->spans[st->pmap[off >> PAGE_SHIFT]];
+    return s->sizeclass == cl &&
+           (uint64_t)span_index(st, s, off) * st->cls[cl].size_bytes == off - ((uint64_t)s->start << PAGE_SHIFT);
+}
+#endif
 
 static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thread, uint64_t now_ns)
 {
@@ -1721,11 +1784,7 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
         /* a sized free names its class (the span's, ValidateSizeHint) */
         unsigned cl = size_class(st, size_bytes);
         const tc_class_info *ci = &st->cls[cl];
-#ifndef NDEBUG
-        const tc_span *s = &st->spans[st->pmap[off >> PAGE_SHIFT]];
-        assert(s->sizeclass == cl);
-        assert((uint64_t)span_index(st, s, off) * ci->size_bytes == off - ((uint64_t)s->start << PAGE_SHIFT));
-#endif
+        assert(is_object_of(st, off, cl));
         live_remove(st, off, size_bytes ? size_bytes : 1);
         st->allocated_bytes -= ci->size_bytes;
         uint32_t h = thread_lookup(st, thread);
@@ -1741,6 +1800,34 @@ static void tc_free(void *state, rs_addr addr, uint64_t size_bytes, uint32_t thr
     st->requested_bytes -= size_bytes;
     st->live_count--;
     assert(stats_ordered(st));
+}
+
+/* free_n (alloc.h): the frees into the thread's cache in a run, the
+ * counters they take from summed and taken once (nothing a push does
+ * reads them); a large object and those after it, or all when the thread
+ * has no cache, as tc_free frees them. */
+static void tc_free_n(void *state, const rs_addr *addr, const uint64_t *size, unsigned n, uint32_t thread,
+                      uint64_t now_ns)
+{
+    tc_state *st = state;
+    uint32_t h = thread_lookup(st, thread);
+    uint64_t requested = 0, allocated = 0;
+    unsigned i = 0;
+    for (; h != NIL && i < n && size[i] <= MAX_SIZE; i++) {
+        uint64_t off = addr[i] - BASE_ADDR;
+        unsigned cl = size_class(st, size[i]);
+        assert(addr[i] > BASE_ADDR && is_object_of(st, off, cl));
+        live_remove(st, off, size[i] ? size[i] : 1);
+        tc_deallocate(st, h, off, cl);
+        requested += size[i];
+        allocated += st->cls[cl].size_bytes;
+    }
+    st->requested_bytes -= requested;
+    st->allocated_bytes -= allocated;
+    st->live_count -= i;
+    assert(stats_ordered(st));
+    for (; i < n; i++)
+        tc_free(state, addr[i], size[i], thread, now_ns);
 }
 
 /* A free is coming (alloc.h): stage 0 fetches the OS page's live counter,
@@ -1818,6 +1905,8 @@ const rs_alloc_ops rs_alloc_tcmalloc = {
     .destroy = destroy,
     .alloc = tc_alloc,
     .free = tc_free,
+    .alloc_n = tc_alloc_n,
+    .free_n = tc_free_n,
     .usable_size = tc_usable_size,
     .advance = NULL,
     .release = tc_release,

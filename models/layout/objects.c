@@ -60,10 +60,15 @@ static int grow(rs_objects *o, rs_err *err)
  * 2^43 - 8.  d = a - window rotated right by 3 is below 2^40 - 1 exactly
  * then (a misaligned d rotates its low bits to the top; an a below the
  * window wraps d past the bound), and is the packed value less one. */
+static inline uint64_t pack_at(uint64_t window, rs_addr a)
+{
+    uint64_t d = a - window, r = (d >> 3) | (d << 61);
+    return r < ((uint64_t)1 << (WINDOW_BITS - 3)) - 1 ? r + 1 : 0;
+}
+
 static inline uint64_t pack(const rs_objects *o, rs_addr a)
 {
-    uint64_t d = a - o->addr_window, r = (d >> 3) | (d << 61);
-    return r < ((uint64_t)1 << (WINDOW_BITS - 3)) - 1 ? r + 1 : 0;
+    return pack_at(o->addr_window, a);
 }
 
 /* Whether a fits a packed slot (0 always does); the first non-zero
@@ -104,8 +109,9 @@ static int widen(rs_objects *o, rs_err *err)
     return 0;
 }
 
-/* Slot i holds a, the packed table's cases other than the commonest. */
-static int slot_put_slow(rs_objects *o, size_t i, rs_addr a, rs_err *err)
+/* Slot i holds a (any case); RS_ENOMEM when the table had to widen and
+ * could not. */
+static int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
 {
     int rc;
     if (o->addr_bytes == 5 && !packs(o, a) && (rc = widen(o, err)))
@@ -115,25 +121,68 @@ static int slot_put_slow(rs_objects *o, size_t i, rs_addr a, rs_err *err)
     return 0;
 }
 
-/* Slot i holds a; RS_ENOMEM when the table had to widen and could not.
- * The commonest case here: a packed table, its window set, an address in
- * it. */
-static inline int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
+/* Slots first.. hold addr[0..n); RS_ENOMEM when the table had to widen
+ * and could not.  The commonest case, a packed table with its window set
+ * and every address in it, in a loop of its own: the byte stores may
+ * alias o, so o's fields are read into locals once. */
+static int slots_put(rs_objects *o, size_t first, const rs_addr *addr, unsigned n, rs_err *err)
 {
-    uint64_t v;
-    if (o->addr_bytes == 5 && o->addr_window_set && a && (v = pack(o, a))) {
-        put_bytes(o->addr + i * 5, v, 5);
-        return 0;
+    unsigned i = 0;
+    int rc;
+    if (o->addr_bytes == 5 && o->addr_window_set) {
+        uint8_t *p = o->addr + first * 5;
+        uint64_t window = o->addr_window, v;
+        for (; i < n && addr[i] && (v = pack_at(window, addr[i])); i++)
+            put_bytes(p + (size_t)i * 5, v, 5);
     }
-    return slot_put_slow(o, i, a, err);
+    for (; i < n; i++)
+        if ((rc = slot_put(o, first + i, addr[i], err)))
+            return rc;
+    return 0;
+}
+
+/* Allocate size[0..n) into addr[] (the model's alloc_n, or alloc a part
+ * at a time); how many were made, all of them or those before the first
+ * that failed. */
+static unsigned alloc_parts(const rs_alloc *al, const uint64_t *size, unsigned n, uint32_t thread,
+                            uint64_t now_ns, rs_addr *addr)
+{
+    if (al->ops->alloc_n)
+        return al->ops->alloc_n(al->state, size, n, thread, now_ns, addr);
+    for (unsigned i = 0; i < n; i++)
+        if (!(addr[i] = al->ops->alloc(al->state, size[i], thread, now_ns)))
+            return i;
+    return n;
+}
+
+/* Free addr[0..n) (of size[0..n)), in order (the model's free_n, or free a
+ * part at a time). */
+static void free_parts(const rs_alloc *al, const rs_addr *addr, const uint64_t *size, unsigned n,
+                       uint32_t thread, uint64_t now_ns)
+{
+    if (al->ops->free_n) {
+        al->ops->free_n(al->state, addr, size, n, thread, now_ns);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
+        al->ops->free(al->state, addr[i], size[i], thread, now_ns);
+}
+
+/* Undo the first n parts made for an object, the last made first. */
+static void unmake_parts(const rs_alloc *al, const rs_addr *addr, const uint64_t *size, unsigned n,
+                         uint32_t thread, uint64_t now_ns)
+{
+    while (n-- > 0)
+        al->ops->free(al->state, addr[n], size[n], thread, now_ns);
 }
 
 int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
                    uint32_t thread, uint64_t now_ns, rs_oid *r_id, uint64_t *r_accounted,
                    rs_err *err)
 {
-    uint64_t accounted = 0;
+    uint64_t accounted = 0, untracked = 0, size[RS_LAYOUT_MAX_PARTS];
     rs_part parts[RS_LAYOUT_MAX_PARTS];
+    rs_addr addr[RS_LAYOUT_MAX_PARTS];
     uint32_t id;
     int rc;
 
@@ -143,16 +192,18 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
     if (aux == FREE_SLOT)
         aux = FREE_SLOT - 1;
     unsigned n = o->layout.ops->parts(o->layout.state, bytes, aux, parts);
-    if (o->admit_max != UINT64_MAX) {
-        uint64_t tracked = 0;
-        for (unsigned i = 0; i < n; i++)
-            tracked += parts[i].tracked ? parts[i].size_bytes : 0;
-        if (tracked > o->admit_max) { /* larger than the cache: never admitted */
-            *r_id = RS_OID_NONE;
-            if (r_accounted)
-                *r_accounted = 0;
-            return 0;
-        }
+    for (unsigned i = 0; i < n; i++) {
+        size[i] = parts[i].size_bytes;
+        if (parts[i].tracked)
+            accounted += size[i];
+        else
+            untracked += size[i];
+    }
+    if (accounted > o->admit_max) { /* larger than the cache: never admitted */
+        *r_id = RS_OID_NONE;
+        if (r_accounted)
+            *r_accounted = 0;
+        return 0;
     }
     if (o->free_head != FREE_SLOT) {
         id = o->free_head;
@@ -166,29 +217,21 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
             return rc;
         id = o->n_used++;
     }
+    /* All parts are made, then their addresses kept: a part the model
+     * could not make undoes those made before it, an address the table
+     * could not keep (it had to widen and the host had no memory) all of
+     * them, the last made first. */
     size_t first = (size_t)id * o->max_parts;
-    for (unsigned i = 0; i < n; i++) {
-        rs_addr a = o->alloc->ops->alloc(o->alloc->state, parts[i].size_bytes, thread, now_ns);
-        rc = a ? slot_put(o, first + i, a, err) : rs_alloc_fail_full(o->alloc, err);
-        if (rc) {
-            if (a) /* made, but its address could not be kept */
-                o->alloc->ops->free(o->alloc->state, a, parts[i].size_bytes, thread, now_ns);
-            while (i-- > 0) { /* undo the parts already made */
-                o->alloc->ops->free(o->alloc->state, rs_objects_slot(o, first + i), parts[i].size_bytes,
-                                    thread, now_ns);
-                if (!parts[i].tracked)
-                    o->untracked_bytes -= parts[i].size_bytes;
-            }
-            o->obj[id] = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
-            o->free_head = id;
-            return rc;
-        }
-        if (parts[i].tracked)
-            accounted += parts[i].size_bytes;
-        else
-            o->untracked_bytes += parts[i].size_bytes;
+    unsigned made = alloc_parts(o->alloc, size, n, thread, now_ns, addr);
+    rc = made < n ? rs_alloc_fail_full(o->alloc, err) : 0;
+    if (rc || (rc = slots_put(o, first, addr, n, err))) {
+        unmake_parts(o->alloc, addr, size, made, thread, now_ns);
+        o->obj[id] = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
+        o->free_head = id;
+        return rc;
     }
     o->accounted_bytes += accounted;
+    o->untracked_bytes += untracked;
     if (r_accounted)
         *r_accounted = accounted;
     if (n < o->max_parts) /* no address: 0 in either width */
@@ -213,19 +256,22 @@ uint64_t rs_objects_accounted_of(const rs_objects *o, uint64_t bytes, uint32_t a
 uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_ns)
 {
     rs_part parts[RS_LAYOUT_MAX_PARTS];
+    uint64_t size[RS_LAYOUT_MAX_PARTS];
+    rs_addr addr[RS_LAYOUT_MAX_PARTS];
     rs_obj *ob = &o->obj[id];
     uint64_t accounted = 0;
     unsigned n = o->layout.ops->parts(o->layout.state, ob->bytes, ob->aux, parts);
     size_t first = (size_t)id * o->max_parts;
 
     for (unsigned i = 0; i < n; i++) {
-        o->alloc->ops->free(o->alloc->state, rs_objects_slot(o, first + i), parts[i].size_bytes, thread,
-                            now_ns);
+        addr[i] = rs_objects_slot(o, first + i);
+        size[i] = parts[i].size_bytes;
         if (parts[i].tracked)
-            accounted += parts[i].size_bytes;
+            accounted += size[i];
         else
-            o->untracked_bytes -= parts[i].size_bytes;
+            o->untracked_bytes -= size[i];
     }
+    free_parts(o->alloc, addr, size, n, thread, now_ns);
     o->accounted_bytes -= accounted;
     *ob = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
     o->free_head = id;
