@@ -1659,14 +1659,15 @@ static __attribute__((noinline)) rs_addr tc_alloc_slow(tc_state *st, uint64_t si
 static inline uint64_t tc_pop(tc_state *st, tc_freelist *fl)
 {
     const uint64_t *stk = fl->stk;
-    uint64_t off = stk[--fl->length];
-    if (fl->length) { /* the next pop's page counters */
-        uint64_t q = stk[fl->length - 1] >> OS_PAGE_SHIFT;
+    uint32_t len = --fl->length; /* a local, used thrice: fl->length is not read back */
+    uint64_t off = stk[len];
+    if (len < fl->lowater)
+        fl->lowater = len;
+    if (len) { /* the next pop's page counters */
+        uint64_t q = stk[len - 1] >> OS_PAGE_SHIFT;
         __builtin_prefetch(&st->osp[q], 1);
         __builtin_prefetch(&st->resw[q >> 6], 1);
     }
-    if (fl->length < fl->lowater)
-        fl->lowater = fl->length;
     return off;
 }
 
