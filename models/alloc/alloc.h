@@ -143,10 +143,11 @@ typedef struct rs_alloc_ops {
      * of alloc, or of free, in one, as an object's parts come and go
      * (layout/objects.c), so that a model can find the thread's cache and
      * keep its counters at hand once for them all.  alloc_n allocates
-     * size[0..n) in order into r_addr[], exactly as n calls of alloc would,
-     * and returns how many it made: n, or i < n when allocation i failed
-     * (alloc returned 0), when it tries none after it.  free_n frees
-     * addr[0..n) (of size[0..n)) in order, exactly as n calls of free. */
+     * size[0..n) (each > 0) in order into r_addr[], exactly as n calls of
+     * alloc would, and returns how many it made: n, or i < n when
+     * allocation i failed (alloc returned 0), when it tries none after it.
+     * free_n frees addr[0..n) (of size[0..n)) in order, exactly as n calls
+     * of free. */
     unsigned (*alloc_n)(void *state, const uint64_t *size, unsigned n, uint32_t thread, uint64_t now_ns,
                         rs_addr *r_addr);
     void (*free_n)(void *state, const rs_addr *addr, const uint64_t *size, unsigned n, uint32_t thread,

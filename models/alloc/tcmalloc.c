@@ -1698,23 +1698,24 @@ static rs_addr tc_alloc(void *state, uint64_t size_bytes, uint32_t thread, uint6
 static unsigned tc_pop_n(tc_state *st, tc_thread *t, const uint64_t *size, unsigned i, unsigned n,
                          rs_addr *r_addr)
 {
-    uint64_t requested = 0, allocated = 0, count = 0;
+    uint64_t requested = 0, allocated = 0;
+    unsigned i0 = i;
     for (; i < n && size[i] <= MAX_SIZE; i++) {
         unsigned cl = size_class(st, size[i]);
         tc_freelist *fl = &t->list[cl];
         if (!fl->length)
             break;
         uint64_t off = tc_pop(st, fl);
-        live_add(st, off, size[i] ? size[i] : 1);
+        assert(size[i] > 0); /* alloc.h: no malloc(0) to stand for its first byte */
+        live_add(st, off, size[i]);
         requested += size[i];
         allocated += st->cls[cl].size_bytes;
-        count++;
         r_addr[i] = BASE_ADDR + off;
     }
     t->size_bytes -= (int64_t)allocated;
     st->requested_bytes += requested;
     st->allocated_bytes += allocated;
-    st->live_count += count;
+    st->live_count += i - i0;
     assert(stats_ordered(st));
     return i;
 }
@@ -1817,8 +1818,8 @@ static void tc_free_n(void *state, const rs_addr *addr, const uint64_t *size, un
     for (; h != NIL && i < n && size[i] <= MAX_SIZE; i++) {
         uint64_t off = addr[i] - BASE_ADDR;
         unsigned cl = size_class(st, size[i]);
-        assert(addr[i] > BASE_ADDR && is_object_of(st, off, cl));
-        live_remove(st, off, size[i] ? size[i] : 1);
+        assert(addr[i] > BASE_ADDR && is_object_of(st, off, cl) && size[i] > 0);
+        live_remove(st, off, size[i]);
         tc_deallocate(st, h, off, cl);
         requested += size[i];
         allocated += st->cls[cl].size_bytes;
