@@ -1008,8 +1008,9 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
     if (s->seq_end) { /* Populate's chain: the next slots, in address order */
         uint32_t avail = s->seq_end - curr;
         result = n < avail ? n : avail;
-        for (uint32_t i = 0; i < result; i++)
-            out[i] = off0 + (uint64_t)(curr - slot0 + i) * size;
+        uint64_t o = off0 + (uint64_t)(curr - slot0) * size;
+        for (uint32_t i = 0; i < result; i++, o += size)
+            out[i] = o;
         curr = result == avail ? NIL : curr + result;
     } else {
         /* the span's links, a few lines in any order: fetch them together */
