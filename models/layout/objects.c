@@ -121,8 +121,9 @@ static int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
     return 0;
 }
 
-/* Slots first.. hold addr[0..n); RS_ENOMEM when the table had to widen
- * and could not.  The commonest case, a packed table with its window set
+/* Slots first.. hold addr[0..n), addresses made (none is 0, which
+ * slot_put alone takes); RS_ENOMEM when the table had to widen and could
+ * not.  The commonest case, a packed table with its window set
  * and every address in it, in a loop of its own: the byte stores may
  * alias o, so o's fields are read into locals once. */
 static int slots_put(rs_objects *o, size_t first, const rs_addr *addr, unsigned n, rs_err *err)
@@ -132,7 +133,7 @@ static int slots_put(rs_objects *o, size_t first, const rs_addr *addr, unsigned 
     if (o->addr_bytes == 5 && o->addr_window_set) {
         uint8_t *p = o->addr + first * 5;
         uint64_t window = o->addr_window, v;
-        for (; i < n && addr[i] && (v = pack_at(window, addr[i])); i++)
+        for (; i < n && (v = pack_at(window, addr[i])); i++)
             put_bytes(p + (size_t)i * 5, v, 5);
     }
     for (; i < n; i++)
