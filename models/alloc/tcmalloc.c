@@ -1240,8 +1240,8 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
         objs = c->tc_objs[--c->used_slots];
     else if (!(got = central_remove_range(st, cl, num, buf)))
         return UINT64_MAX;
-    for (uint32_t i = 1; i < got; i++)
-        stk[got - 1 - i] = objs[i];
+    for (const uint64_t *o = objs + got - 1; o > objs; o--) /* objs[got - 1] at the bottom */
+        *stk++ = *o;
     t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
     fl->length += got - 1;
     fl->max_length = max_after;
