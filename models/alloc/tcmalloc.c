@@ -1075,17 +1075,20 @@ static void central_populate(tc_state *st, unsigned cl)
 static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint64_t *out)
 {
     assert(n <= TRANSFER_NUM_OBJ && (n != st->cls[cl].batch || st->central[cl].used_slots == 0));
-    uint32_t result = central_fetch_from_one_span(st, cl, n, out);
+    /* a fetch finds nothing exactly when the class has no nonempty span,
+     * as it often has not (a fetch that took a span's last objects leaves
+     * none): looked at here, without a call */
+    uint32_t nonempty = st->central[cl].nonempty;
+    uint32_t result = dll_empty(st->spans, nonempty) ? 0 : central_fetch_from_one_span(st, cl, n, out);
     if (!result) {
         central_populate(st, cl);
         result = central_fetch_from_one_span(st, cl, n, out);
     }
     if (result) {
-        while (result < n) {
+        while (result < n && !dll_empty(st->spans, nonempty)) {
             uint64_t more[TRANSFER_NUM_OBJ];
             uint32_t got = central_fetch_from_one_span(st, cl, n - result, more);
-            if (!got)
-                break;
+            assert(got);
             memmove(out + got, out, (size_t)result * sizeof *out);
             memcpy(out, more, (size_t)got * sizeof *out);
             result += got;
