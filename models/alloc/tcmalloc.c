@@ -994,8 +994,9 @@ static void central_insert_range(tc_state *st, unsigned cl, tc_freelist *fl, uin
 }
 
 /* FetchFromOneSpans: up to n objects off the first nonempty span's chain,
- * their offsets into out in chain order; how many. */
-static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t n, uint64_t *out)
+ * their offsets into rev in reverse chain order (the chain's head last);
+ * how many. */
+static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t n, uint64_t *rev)
 {
     tc_central *c = &st->central[cl];
     if (dll_empty(st->spans, c->nonempty))
@@ -1008,19 +1009,23 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
     if (s->seq_end) { /* Populate's chain: the next slots, in address order */
         uint32_t avail = s->seq_end - curr;
         result = n < avail ? n : avail;
-        uint64_t o = off0 + (uint64_t)(curr - slot0) * size;
-        for (uint32_t i = 0; i < result; i++, o += size)
-            out[i] = o;
+        uint64_t o = off0 + (uint64_t)(curr - slot0 + result) * size;
+        for (uint32_t i = 0; i < result; i++) /* the last taken first */
+            rev[i] = o -= size;
         curr = result == avail ? NIL : curr + result;
     } else {
         /* the span's links, a few lines in any order: fetch them together */
         const uint16_t *first = &st->links[slot0];
+        uint64_t out[TRANSFER_NUM_OBJ];
         for (uint32_t k = 0; k < st->cls[cl].objects && k < 512; k += 32)
             __builtin_prefetch(first + k);
+        assert(n <= TRANSFER_NUM_OBJ);
         do {
             out[result] = off0 + (uint64_t)(curr - slot0) * size;
             curr = link_next(st, slot0, curr);
         } while (++result < n && curr != NIL);
+        for (uint32_t i = 0; i < result; i++)
+            rev[i] = out[result - 1 - i];
     }
     if (curr == NIL) {
         dll_remove(st->spans, id);
@@ -1069,31 +1074,25 @@ static void central_populate(tc_state *st, unsigned cl)
 }
 
 /* RemoveRange from the spans (the caller has looked in the transfer
- * cache): up to n objects' offsets into out, in the order of the chain
- * gperftools makes (each further span's objects in front, SLL_PushRange);
- * how many, 0 when not even a Populate gave any. */
-static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint64_t *out)
+ * cache): up to n objects' offsets into rev, in the reverse of the order of
+ * the chain gperftools makes (each further span's objects in front,
+ * SLL_PushRange: reversed, after), so that the chain's head is last, as a
+ * thread cache's stack has it; how many, 0 when not even a Populate gave
+ * any. */
+static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint64_t *rev)
 {
     assert(n <= TRANSFER_NUM_OBJ && (n != st->cls[cl].batch || st->central[cl].used_slots == 0));
     /* a fetch finds nothing exactly when the class has no nonempty span,
      * as it often has not (a fetch that took a span's last objects leaves
      * none): looked at here, without a call */
     uint32_t nonempty = st->central[cl].nonempty;
-    uint32_t result = dll_empty(st->spans, nonempty) ? 0 : central_fetch_from_one_span(st, cl, n, out);
+    uint32_t result = dll_empty(st->spans, nonempty) ? 0 : central_fetch_from_one_span(st, cl, n, rev);
     if (!result) {
         central_populate(st, cl);
-        result = central_fetch_from_one_span(st, cl, n, out);
+        result = central_fetch_from_one_span(st, cl, n, rev);
     }
-    if (result) {
-        while (result < n && !dll_empty(st->spans, nonempty)) {
-            uint64_t more[TRANSFER_NUM_OBJ];
-            uint32_t got = central_fetch_from_one_span(st, cl, n - result, more);
-            assert(got);
-            memmove(out + got, out, (size_t)result * sizeof *out);
-            memcpy(out, more, (size_t)got * sizeof *out);
-            result += got;
-        }
-    }
+    while (result && result < n && !dll_empty(st->spans, nonempty))
+        result += central_fetch_from_one_span(st, cl, n - result, rev + result);
     return result;
 }
 
@@ -1233,22 +1232,23 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
         return UINT64_MAX;
     /* the fetched objects' offsets go onto the stack: the first is
      * returned, the rest pushed in front of the (empty) list, the second
-     * on top (PushRange(got - 1, next(start), end)) */
-    uint64_t *stk = fl->stk + fl->length, buf[TRANSFER_NUM_OBJ];
-    const uint64_t *objs = buf;
+     * on top (PushRange(got - 1, next(start), end)): the chain reversed,
+     * which the spans give as it is, with the first on top, taken off */
+    uint64_t *stk = fl->stk + fl->length;
     uint32_t got = num;
     tc_central *c = &st->central[cl];
     assert(fl->length + num <= fl->cap);
-    if (num == batch && c->used_slots > 0) /* RemoveRange: a transfer slot */
-        objs = c->tc_objs[--c->used_slots];
-    else if (!(got = central_remove_range(st, cl, num, buf)))
+    if (num == batch && c->used_slots > 0) { /* RemoveRange: a transfer slot, in chain order */
+        const uint64_t *o = c->tc_objs[--c->used_slots] + got;
+        for (uint64_t *d = stk; d < stk + got; d++)
+            *d = *--o;
+    } else if (!(got = central_remove_range(st, cl, num, stk))) {
         return UINT64_MAX;
-    for (const uint64_t *o = objs + got - 1; o > objs; o--) /* objs[got - 1] at the bottom */
-        *stk++ = *o;
+    }
     t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
     fl->length += got - 1;
     fl->max_length = max_after;
-    return objs[0];
+    return stk[got - 1];
 }
 
 /* The cache of simulator thread `thread`, or NIL. */
