@@ -121,24 +121,33 @@ static int slot_put(rs_objects *o, size_t i, rs_addr a, rs_err *err)
     return 0;
 }
 
-/* Slots first.. hold addr[0..n), addresses made (none is 0, which
- * slot_put alone takes); RS_ENOMEM when the table had to widen and could
- * not.  The commonest case, a packed table with its window set
- * and every address in it, in a loop of its own: the byte stores may
- * alias o, so o's fields are read into locals once. */
+/* An object's slots, first.., hold addr[0..n), addresses made (none is 0,
+ * which slot_put alone takes), and its slots past them no address;
+ * RS_ENOMEM when the table had to widen and could not.  The commonest
+ * case, a packed table with its window set and every address in it, in a
+ * loop of its own: the byte stores may alias o, so o's fields are read
+ * into locals once (and the few empty slots are written there too, not by
+ * a call of memset). */
 static int slots_put(rs_objects *o, size_t first, const rs_addr *addr, unsigned n, rs_err *err)
 {
-    unsigned i = 0;
+    unsigned i = 0, max = o->max_parts;
     int rc;
     if (o->addr_bytes == 5 && o->addr_window_set) {
         uint8_t *p = o->addr + first * 5;
         uint64_t window = o->addr_window, v;
         for (; i < n && (v = pack_at(window, addr[i])); i++)
             put_bytes(p + (size_t)i * 5, v, 5);
+        if (i == n) {
+            for (; i < max; i++) /* no address: 0 */
+                put_bytes(p + (size_t)i * 5, 0, 5);
+            return 0;
+        }
     }
     for (; i < n; i++)
         if ((rc = slot_put(o, first + i, addr[i], err)))
             return rc;
+    if (n < max) /* no address: 0 in either width */
+        memset(o->addr + (first + n) * o->addr_bytes, 0, (size_t)(max - n) * o->addr_bytes);
     return 0;
 }
 
@@ -235,8 +244,6 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
     o->untracked_bytes += untracked;
     if (r_accounted)
         *r_accounted = accounted;
-    if (n < o->max_parts) /* no address: 0 in either width */
-        memset(o->addr + (first + n) * o->addr_bytes, 0, (size_t)(o->max_parts - n) * o->addr_bytes);
     o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
     o->live_count++;
     *r_id = id;
