@@ -80,15 +80,21 @@ static inline const rs_obj *rs_objects_get(const rs_objects *o, rs_oid id)
     return &o->obj[id];
 }
 
+/* The address in the slot at p, of nb bytes (5: packed in window), 0 for
+ * none. */
+static inline rs_addr rs_objects_slot_at(const uint8_t *p, unsigned nb, uint64_t window)
+{
+    uint64_t v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
+                 (uint64_t)p[4] << 32;
+    if (nb == 5)
+        return v ? window + ((v - 1) << 3) : 0;
+    return v | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
 /* The address in slot i (id * max_parts + part), 0 for none. */
 static inline rs_addr rs_objects_slot(const rs_objects *o, size_t i)
 {
-    const uint8_t *p = o->addr + i * o->addr_bytes;
-    uint64_t v = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
-                 (uint64_t)p[4] << 32;
-    if (o->addr_bytes == 5)
-        return v ? o->addr_window + ((v - 1) << 3) : 0;
-    return v | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+    return rs_objects_slot_at(o->addr + i * o->addr_bytes, o->addr_bytes, o->addr_window);
 }
 
 /* Hint that object id will soon die: stage 0 fetches its record and
@@ -104,13 +110,19 @@ static inline void rs_objects_prefetch(const rs_objects *o, rs_oid id, int stage
         __builtin_prefetch(p + o->max_parts * o->addr_bytes - 1); /* the slots may cross a line */
         return;
     }
-    if (!o->alloc->ops->prefetch)
+    void (*prefetch)(const void *, rs_addr, int) = o->alloc->ops->prefetch;
+    if (!prefetch)
         return;
-    for (unsigned i = 0; i < o->max_parts; i++) {
-        rs_addr a = rs_objects_slot(o, first + i);
-        if (a)
-            o->alloc->ops->prefetch(o->alloc->state, a, stage - 1);
-    }
+    /* the table in locals (the calls may alias it, so it would be read
+     * again for each slot); an object's parts fill its first slots, so
+     * the first empty one ends them */
+    const void *state = o->alloc->state;
+    unsigned nb = o->addr_bytes, max = o->max_parts;
+    const uint8_t *p = o->addr + first * nb;
+    uint64_t window = o->addr_window;
+    rs_addr a;
+    for (unsigned i = 0; i < max && (a = rs_objects_slot_at(p + (size_t)i * nb, nb, window)); i++)
+        prefetch(state, a, stage - 1);
 }
 
 #endif
