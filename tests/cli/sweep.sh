@@ -91,6 +91,36 @@ check "the message names the worker and the signal" grep -q "(pid $victim) was k
 expect_status 0 "the re-run" "$RSSIM" sweep "$T/big.bin" --preset kv-small "${w4[@]}" --jobs 2 --db "$T/w.db"
 check "completes it" test "$(sql "$T/w.db" "select count(*) from runs where status = 'done'")" = 4
 
+# a claim held by a zombie (a worker killed with its sweep, never reaped: a
+# container's PID 1 that does not reap) is taken over, not awaited for ever
+w5=(--vary kv_cache_limit=5M,6M,7M,9M)
+expect_status 0 "the first shard, again" "$RSSIM" sweep "$T/big.bin" --preset kv-small "${w5[@]}" --shard 0/2 --db "$T/z.db"
+python3 -c '
+import ctypes, subprocess, sys, time
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: its orphans come here, unreaped
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+open(sys.argv[1], "w").write("%d\n" % p.pid)
+time.sleep(600)' "$T/z.pid" "$RSSIM" sweep "$T/big.bin" --preset kv-small "${w5[@]}" --jobs 2 --db "$T/z.db" &
+reaper=$!
+for _ in $(seq 600); do
+  [ -s "$T/z.pid" ] && [ "$(sql "$T/z.db" "select count(*) from runs where status = 'running'" 2>/dev/null)" = 2 ] && break
+  sleep 0.05
+done
+kill -KILL "$(cat "$T/z.pid")"
+zombies=0
+for _ in $(seq 100); do
+  zombies=$(ps -o stat= --ppid "$reaper" | grep -c '^Z' || true)
+  [ "$zombies" -ge 3 ] && break
+  sleep 0.05
+done
+check "the sweep and its workers are zombies holding two points ($zombies)" test "$zombies" -ge 3 -a \
+  "$(sql "$T/z.db" "select count(*) from runs where status = 'running'")" = 2
+expect_status 0 "the resume takes their points over" timeout 120 "$RSSIM" sweep "$T/big.bin" --preset kv-small \
+  "${w5[@]}" --jobs 2 --db "$T/z.db"
+check "every point done" test "$(sql "$T/z.db" "select count(*) from runs where status = 'done'")" = 4
+kill "$reaper" 2>/dev/null
+wait "$reaper" 2>/dev/null
+
 # bad grids
 expect_status 2 "vary unknown key" "$RSSIM" sweep "$T/t.bin" --preset kv-small --vary nope=1,2 --db "$T/x.db"
 stderr_has "unknown key named" "unknown key 'nope'"
