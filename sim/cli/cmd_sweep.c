@@ -640,8 +640,8 @@ int cmd_sweep(int argc, char **argv)
         pid_t got;
         while ((got = waitpid(pids[w], &status, 0)) < 0 && errno == EINTR)
             ;
-        if (got == pids[w] && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-            continue;
+        if (got == pids[w] && WIFEXITED(status) && WEXITSTATUS(status) <= 1)
+            continue; /* done, or a point failed: it said which, and failed its run */
         char how[160];
         if (got != pids[w])
             snprintf(how, sizeof how, "cannot be waited for (%s)", strerror(errno));
@@ -650,8 +650,6 @@ int cmd_sweep(int argc, char **argv)
                      WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "");
         else
             snprintf(how, sizeof how, "ended with status %d", WEXITSTATUS(status));
-        if (got == pids[w] && WIFEXITED(status) && WEXITSTATUS(status) == 1)
-            continue; /* a point failed: it said which, and failed its run */
         /* the points it held: failed with the reason, not left 'running' */
         char reason[320];
         int64_t nf = 0;
