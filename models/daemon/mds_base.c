@@ -80,6 +80,8 @@ struct rs_mds_base {
     uint64_t ev_cap, ev_head, ev_count;
     seg *seg;                 /* ring of live segments, oldest first; last = current */
     uint64_t seg_cap, seg_head, seg_count;
+    seg *cur;                 /* the current segment (the ring moves only when one starts) */
+    uint64_t log_start;       /* the oldest live segment's start_pos */
     uint64_t wrpos;           /* journal write position */
 
     uint64_t heap_bytes, heap_peak_bytes;
@@ -224,7 +226,10 @@ static int new_segment(rs_mds_base *b, rs_err *err)
      * segment, not two per event */
     uint64_t obj = b->wrpos / b->period + 1;
     uint64_t end = obj > UINT64_MAX / b->period ? UINT64_MAX : obj * b->period;
-    *seg_at(b, b->seg_count) = (seg){ .start_pos = b->wrpos, .end_pos = end };
+    b->cur = seg_at(b, b->seg_count);
+    *b->cur = (seg){ .start_pos = b->wrpos, .end_pos = end };
+    if (!b->seg_count)
+        b->log_start = b->wrpos;
     b->seg_count++;
     b->segments_total++;
     if (b->seg_count > b->segments_peak)
@@ -257,10 +262,10 @@ static int submit(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err *err)
     b->events_total++;
     if (b->ev_count > b->events_peak)
         b->events_peak = b->ev_count;
-    seg *s = seg_at(b, b->seg_count - 1);
+    seg *s = b->cur;
     s->events++;
     b->wrpos += b->event_bytes;
-    uint64_t live = b->wrpos - seg_at(b, 0)->start_pos;
+    uint64_t live = b->wrpos - b->log_start;
     if (live > b->log_bytes_peak)
         b->log_bytes_peak = live;
     if (s->events >= b->per_segment || b->wrpos >= s->end_pos)
@@ -329,6 +334,7 @@ int rs_mds_base_log_trim(rs_mds_base *b, uint32_t thread, uint32_t io_thread, ui
         b->expired_events += s->events;
         b->seg_head = (b->seg_head + 1) & (b->seg_cap - 1);
         b->seg_count--;
+        b->log_start = seg_at(b, 0)->start_pos;
     }
     /* MDLog::trim: expire from the oldest while more than max_segments
      * remain, at most half of the remaining ones in one pass; never the
@@ -358,7 +364,7 @@ void rs_mds_base_stats_get(const rs_mds_base *b, rs_mds_base_stats *r)
         .sessions_count = b->sessions_count,
         .log_events_count = b->ev_count,
         .log_segments_count = b->seg_count,
-        .log_bytes = b->seg_count ? b->wrpos - seg_at(b, 0)->start_pos : 0,
+        .log_bytes = b->seg_count ? b->wrpos - b->log_start : 0,
     };
 }
 
