@@ -44,14 +44,17 @@ typedef struct rs_objects {
     uint8_t *addr;    /* [cap * max_parts] slots of addr_bytes each */
     unsigned addr_bytes; /* 5 (packed, see above) or 8 */
     int addr_window_set; /* addr_window is the first address's window */
-    uint64_t addr_window;
     uint32_t free_head; /* first reusable id (its key holds the next), or UINT32_MAX */
     uint32_t n_used;  /* ids handed out so far (high-water mark) */
     uint32_t cap;
-    uint64_t live_count;
+    /* the three counters an add or a del changes are not neighbours:
+     * GCC's SLP vectorizer (-O2) made two neighbouring adds one 16-byte
+     * load, add and store, with the operands packed into a vector first */
     uint64_t accounted_bytes; /* tracked parts of live objects */
-    uint64_t untracked_bytes; /* untracked parts of live objects */
     uint64_t admit_max;       /* an object accounting more is not admitted (UINT64_MAX: all are) */
+    uint64_t untracked_bytes; /* untracked parts of live objects */
+    uint64_t addr_window;     /* (see addr_window_set) */
+    uint64_t live_count;
 } rs_objects;
 
 /* Build the layout ops for cfg; alloc is borrowed. */
