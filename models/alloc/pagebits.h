@@ -16,15 +16,21 @@ static inline uint64_t rs_pb_mask(uint64_t lo, uint64_t hi, uint64_t w)
     uint64_t m = ~(uint64_t)0;
     if (w == lo >> 6)
         m &= ~(uint64_t)0 << (lo & 63);
-    if (w == (hi - 1) >> 6 && (hi & 63))
-        m &= ~(uint64_t)0 >> (64 - (hi & 63));
+    if (w == (hi - 1) >> 6) /* -hi & 63: 64 - hi % 64, or 0 (all of the word) */
+        m &= ~(uint64_t)0 >> (-hi & 63);
     return m;
 }
 
-/* Bits set in x: a run of a span is often all or nothing resident. */
-static inline uint64_t rs_pb_popcount_run(uint64_t x)
+/* Bits set in x, a subset of m, the mask of a run within a word (one
+ * unbroken run of bits, not 0).  A run is most often all or nothing set (a
+ * span's pages are written and released together): then no popcount, which
+ * is a library call (libgcc's __popcountdi2) where the build does not
+ * target POPCNT; all of m is counted from its ends. */
+static inline uint64_t rs_pb_count_in(uint64_t x, uint64_t m)
 {
-    return x == ~(uint64_t)0 ? 64 : x ? (uint64_t)__builtin_popcountll(x) : 0;
+    if (x == m)
+        return (uint64_t)(64 - __builtin_clzll(m) - __builtin_ctzll(m));
+    return x ? (uint64_t)__builtin_popcountll(x) : 0;
 }
 
 static inline int rs_pb_test(const uint64_t *bits, uint64_t p)
@@ -50,7 +56,7 @@ static inline uint64_t rs_pb_set(uint64_t *bits, uint64_t lo, uint64_t hi)
         for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
             uint64_t m = rs_pb_mask(lo, hi, w), x = ~bits[w] & m; /* the pages not set */
             if (x) { /* mostly none: pages are written again and again */
-                n += (uint64_t)__builtin_popcountll(x);
+                n += rs_pb_count_in(x, m);
                 bits[w] |= m;
             }
         }
@@ -63,9 +69,9 @@ static inline uint64_t rs_pb_clear(uint64_t *bits, uint64_t lo, uint64_t hi)
     uint64_t n = 0;
     if (lo < hi)
         for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
-            uint64_t x = bits[w] & rs_pb_mask(lo, hi, w);
+            uint64_t m = rs_pb_mask(lo, hi, w), x = bits[w] & m;
             if (x) {
-                n += (uint64_t)__builtin_popcountll(x);
+                n += rs_pb_count_in(x, m);
                 bits[w] &= ~x;
             }
         }
@@ -77,8 +83,10 @@ static inline uint64_t rs_pb_count(const uint64_t *bits, uint64_t lo, uint64_t h
 {
     uint64_t n = 0;
     if (lo < hi)
-        for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++)
-            n += rs_pb_popcount_run(bits[w] & rs_pb_mask(lo, hi, w));
+        for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
+            uint64_t m = rs_pb_mask(lo, hi, w);
+            n += rs_pb_count_in(bits[w] & m, m);
+        }
     return n;
 }
 
