@@ -147,6 +147,7 @@ typedef struct mds {
 
     uint64_t limit_bytes, base_bytes;
     double reserve, health_threshold;
+    uint64_t toofull_bytes;   /* limit x reserve, the bound of exceeded: a double product made once */
     int strict, recall_octopus;
     uint64_t release_delay_ns;
     uint64_t service_ns;      /* mds_request_service_time */
@@ -357,7 +358,7 @@ static uint64_t accounted(const mds *m)
 
 static uint64_t toofull_bytes(const mds *m)
 {
-    return (uint64_t)((double)m->limit_bytes * m->reserve);
+    return m->toofull_bytes; /* read_params: a double product, not made again per load */
 }
 
 static void health_update(mds *m, uint64_t now_ns)
@@ -1243,6 +1244,7 @@ static int read_params(mds *m, const rs_config *cfg, rs_err *err)
     m->limit_bytes = rs_config_size(cfg, "mds_cache_memory_limit");
     m->base_bytes = rs_config_size(cfg, "base_bytes");
     m->reserve = 1.0 - rs_config_double(cfg, "mds_cache_reservation");
+    m->toofull_bytes = (uint64_t)((double)m->limit_bytes * m->reserve);
     m->health_threshold = rs_config_double(cfg, "mds_health_cache_threshold");
     m->strict = rs_config_bool(cfg, "strict");
     m->release_delay_ns = rs_config_duration_ns(cfg, "mds_client_release_delay");
