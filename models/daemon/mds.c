@@ -444,7 +444,11 @@ static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *
     if (idx == ROOT || r->oid != NIL)
         return 0;
     uint32_t p = r->parent;
-    if ((rc = load(m, p, thread, now_ns, err)) || (rc = open_dirfrag(m, p, thread, now_ns, err)))
+    /* the parent is mostly cached with its dirfrag open already: looked at
+     * here, without the two calls */
+    if (p != ROOT && m->ino[p].oid == NIL && (rc = load(m, p, thread, now_ns, err)))
+        return rc;
+    if (m->dirs[m->ino[p].dir].dir_oid == NIL && (rc = open_dirfrag(m, p, thread, now_ns, err)))
         return rc;
     if (m->cached_inodes + 1 > m->buckets && (rc = inode_map_grow(m, thread, now_ns, err)))
         return rc;
