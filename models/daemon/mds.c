@@ -287,15 +287,20 @@ static void *grow(void *arr, uint32_t used, uint32_t *cap, size_t size)
     return p;
 }
 
-/* A new namespace record for ino (not present; h = rs_hash64(ino)). */
-static int ns_add(mds *m, uint64_t ino, uint64_t h, uint32_t parent, uint32_t name_len,
-                  int is_dir, uint32_t *r_idx, rs_err *err)
+/* A new namespace record for ino (not present; h = rs_hash64(ino)).
+ * slot: the empty slot a probe for ino just returned (the op's check that
+ * ino is new), or UINT64_MAX; it stays right unless the table grows. */
+static int ns_add(mds *m, uint64_t ino, uint64_t h, uint64_t slot, uint32_t parent,
+                  uint32_t name_len, int is_dir, uint32_t *r_idx, rs_err *err)
 {
     int rc;
     uint32_t idx, d = NIL;
+    uint64_t mask = m->inos.mask;
 
     if ((rc = rs_idmap_reserve(&m->inos, err)))
         return rc;
+    if (m->inos.mask != mask) /* grown: every slot may have moved */
+        slot = UINT64_MAX;
     if (is_dir && m->dir_free == NIL) {
         dir_rec *p = grow(m->dirs, m->ndir, &m->dir_cap, sizeof *p);
         if (!p)
@@ -327,7 +332,9 @@ static int ns_add(mds *m, uint64_t ino, uint64_t h, uint32_t parent, uint32_t na
         .ino = ino, .parent = parent, .oid = NIL, .caps = NIL, .dir = d,
         .name_len = (uint8_t)(name_len > 255 ? 255 : name_len), .flags = is_dir ? F_DIR : 0,
     };
-    rs_idmap_put(&m->inos, rs_idmap_probe(&m->inos, ino, h, ino_of, m), ino, h, idx);
+    if (slot == UINT64_MAX)
+        slot = rs_idmap_probe(&m->inos, ino, h, ino_of, m);
+    rs_idmap_put(&m->inos, slot, ino, h, idx);
     if (parent != NIL)
         m->dirs[m->ino[parent].dir].children++;
     *r_idx = idx;
@@ -939,10 +946,11 @@ static int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, 
         return bad(m, BAD_UNKNOWN_INODE, rec, err, "in an unknown directory");
     if (!(m->ino[p].flags & F_DIR))
         return bad(m, BAD_OTHER, rec, err, "in a parent that is not a directory");
-    if (rs_idmap_id(&m->inos, rs_idmap_probe(&m->inos, rec->key, h, ino_of, m)) != RS_IDMAP_NONE)
+    uint64_t slot = rs_idmap_probe(&m->inos, rec->key, h, ino_of, m);
+    if (rs_idmap_id(&m->inos, slot) != RS_IDMAP_NONE)
         return bad(m, BAD_OTHER, rec, err, "of an inode that exists");
     if ((rc = request(m, c, 1, rec->t_ns, err)) ||
-        (rc = ns_add(m, rec->key, h, p, rec->aux, is_dir, &idx, err)) ||
+        (rc = ns_add(m, rec->key, h, slot, p, rec->aux, is_dir, &idx, err)) ||
         (rc = load(m, idx, T_DISPATCH, rec->t_ns, err)) ||
         (is_dir && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err))) ||
         (rc = cap_take(m, idx, c, rec->t_ns, &k, err)) ||
@@ -1315,7 +1323,7 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,
     };
     if ((rc = rs_idmap_init(&m->inos, 1024, err)) ||
-        (rc = ns_add(m, ROOT_INO, rs_hash64(ROOT_INO), NIL, 0, 1, &root, err)) ||
+        (rc = ns_add(m, ROOT_INO, rs_hash64(ROOT_INO), UINT64_MAX, NIL, 0, 1, &root, err)) ||
         (rc = open_dirfrag(m, root, T_DISPATCH, 0, err)) ||
         (rc = rs_trim_create(env->parts[SLOT_TRIM], env->cfg, env->engine, &m->target,
                              &m->trim_stats, &m->trim, err)))
