@@ -238,8 +238,19 @@ static const rs_param params[] = {
  * stage 1 guessed for rec->key (low half) and for its parent (high half),
  * RS_IDMAP_NONE where it has none, word[1] MEMO_GUESSED.  Guesses are hints
  * only (the namespace may change before the record runs): the op checks
- * each against the record it names (find_hinted). */
+ * each against the record it names (find_hinted).  Stage 0 leaves the
+ * hashes it made for them: the parent's in word[0] (for stage 1), the
+ * upper half of the key's in word[1]'s (all the idmap reads of a hash,
+ * idmap.h), with MEMO_HASHED, for the op; they are exact, not hints. */
 #define MEMO_GUESSED 1u
+#define MEMO_HASHED 2u
+#define MEMO_HASH_MASK 0xffffffff00000000ull
+
+/* The hash of rec->key for the idmap: from the memo when stage 0 made it. */
+static uint64_t key_hash(const rs_rec *rec, const rs_memo *memo)
+{
+    return memo && (memo->word[1] & MEMO_HASHED) ? memo->word[1] & MEMO_HASH_MASK : rs_hash64(rec->key);
+}
 
 static uint32_t guess_key(const rs_memo *memo)
 {
@@ -939,7 +950,7 @@ static int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, 
                      rs_err *err)
 {
     uint32_t p = find_hinted(m, rec->size_bytes, guess_parent(memo)), idx, k;
-    uint64_t h = rs_hash64(rec->key);
+    uint64_t h = key_hash(rec, memo);
     int rc;
 
     if (p == NIL)
@@ -1138,33 +1149,54 @@ static void prefetch_cap_allocs(const mds *m, uint32_t k, int stage)
  * one after another. */
 static void prefetch_inode(const mds *m, const rs_rec *rec, uint32_t idx, int stage);
 
+/* Stage 0 of mds_prefetch: the table slots of the key and its parent. */
+__attribute__((noinline)) static void prefetch_slots(const mds *m, const rs_rec *rec, rs_memo *memo)
+{
+    uint64_t h = rs_hash64(rec->key), hp = 0;
+    rs_idmap_prefetch(&m->inos, h);
+    if (op_has_parent(rec->op)) {
+        hp = rs_hash64(rec->size_bytes);
+        rs_idmap_prefetch(&m->inos, hp);
+    }
+    memo->word[0] = hp;
+    memo->word[1] = (h & MEMO_HASH_MASK) | MEMO_HASHED;
+}
+
+/* Stage 1 of mds_prefetch: the inode records the slots name. */
+__attribute__((noinline)) static void prefetch_records(const mds *m, const rs_rec *rec, rs_memo *memo)
+{
+    unsigned op = rec->op;
+    uint64_t w0 = memo->word[0], w1 = memo->word[1];
+    int hashed = (w1 & MEMO_HASHED) != 0;
+    /* a create's inode is not in the table (if it were, the op is
+     * refused): its probe would run to an empty slot for nothing */
+    uint32_t idx = op_creates(op) ? RS_IDMAP_NONE
+                                  : rs_idmap_guess(&m->inos, rec->key,
+                                                   hashed ? w1 & MEMO_HASH_MASK : rs_hash64(rec->key));
+    uint32_t p = op_has_parent(op)
+                     ? rs_idmap_guess(&m->inos, rec->size_bytes, hashed ? w0 : rs_hash64(rec->size_bytes))
+                     : RS_IDMAP_NONE;
+    if (idx != RS_IDMAP_NONE)
+        __builtin_prefetch(&m->ino[idx]);
+    if (p != RS_IDMAP_NONE)
+        __builtin_prefetch(&m->ino[p]);
+    if (op_creates(op) && rec->thread < m->ncl && m->cl[rec->thread] &&
+        m->cl[rec->thread]->tail != NIL) /* the cap it issues joins the client's list */
+        __builtin_prefetch(&m->cap[m->cl[rec->thread]->tail], 1);
+    memo->word[0] = (uint64_t)p << 32 | idx;
+    memo->word[1] = w1 | MEMO_GUESSED;
+}
+
+/* Each stage out of line: this dispatch saves no register. */
 static void mds_prefetch(void *state, const rs_rec *rec, rs_memo *memo, int stage)
 {
     const mds *m = state;
-    unsigned op = rec->op;
     if (stage == 0) {
-        rs_idmap_prefetch(&m->inos, rs_hash64(rec->key));
-        if (op_has_parent(op))
-            rs_idmap_prefetch(&m->inos, rs_hash64(rec->size_bytes));
+        prefetch_slots(m, rec, memo);
         return;
     }
     if (stage == 1) {
-        /* a create's inode is not in the table (if it were, the op is
-         * refused): its probe would run to an empty slot for nothing */
-        uint32_t idx = op_creates(op) ? RS_IDMAP_NONE
-                                      : rs_idmap_guess(&m->inos, rec->key, rs_hash64(rec->key));
-        uint32_t p = op_has_parent(op)
-                         ? rs_idmap_guess(&m->inos, rec->size_bytes, rs_hash64(rec->size_bytes))
-                         : RS_IDMAP_NONE;
-        if (idx != RS_IDMAP_NONE)
-            __builtin_prefetch(&m->ino[idx]);
-        if (p != RS_IDMAP_NONE)
-            __builtin_prefetch(&m->ino[p]);
-        if (op_creates(op) && rec->thread < m->ncl && m->cl[rec->thread] &&
-            m->cl[rec->thread]->tail != NIL) /* the cap it issues joins the client's list */
-            __builtin_prefetch(&m->cap[m->cl[rec->thread]->tail], 1);
-        memo->word[0] = (uint64_t)p << 32 | idx;
-        memo->word[1] = MEMO_GUESSED;
+        prefetch_records(m, rec, memo);
         return;
     }
     uint32_t idx = (uint32_t)memo->word[0];

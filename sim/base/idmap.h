@@ -38,6 +38,10 @@ void rs_idmap_delete(rs_idmap *m, uint64_t slot);
 
 #define RS_IDMAP_HASHED (1ull << 31)
 
+/* Of a key's hash h (rs_hash64) the map reads bits 33..63 alone (h >> 33:
+ * the home slot and a hashed fingerprint), so a caller that keeps a hash
+ * may keep its upper half only. */
+
 static inline uint64_t rs_idmap_fingerprint(uint64_t key, uint64_t h)
 {
     return key <= RS_IDMAP_HASHED - 2 ? key + 1 : RS_IDMAP_HASHED | (h >> 33);
