@@ -24,7 +24,7 @@ static uint64_t slot_home(const rs_idmap *m, uint64_t s)
  * stays whole.  The scratch is had before anything moves (a failure leaves
  * the table as it was), room for every key — a cluster could be that long;
  * only the pages the longest one uses are ever touched. */
-static int grow(rs_idmap *m, rs_err *err)
+int rs_idmap_grow(rs_idmap *m, rs_err *err)
 {
     uint64_t n = m->mask + 1, nn = 2 * n, e = 0;
 
@@ -73,13 +73,6 @@ void rs_idmap_release(rs_idmap *m)
 {
     rs_mem_free(m->slots);
     *m = (rs_idmap){ 0 };
-}
-
-int rs_idmap_reserve(rs_idmap *m, rs_err *err)
-{
-    if ((m->count + 1) * 4 <= (m->mask + 1) * 3)
-        return 0;
-    return grow(m, err);
 }
 
 void rs_idmap_delete(rs_idmap *m, uint64_t i)

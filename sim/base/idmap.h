@@ -31,8 +31,17 @@ typedef uint64_t (*rs_idmap_key_fn)(const void *ctx, uint32_t id);
 
 int rs_idmap_init(rs_idmap *m, uint64_t nslots, rs_err *err); /* nslots: a power of two */
 void rs_idmap_release(rs_idmap *m);
-/* Room for one more key: may move every slot, so probe after it. */
-int rs_idmap_reserve(rs_idmap *m, rs_err *err);
+/* Double the table (rs_idmap_reserve when it is full). */
+int rs_idmap_grow(rs_idmap *m, rs_err *err);
+
+/* Room for one more key: may move every slot, so probe after it.  Inline:
+ * a daemon calls it for every key it adds, and it mostly finds room. */
+static inline int rs_idmap_reserve(rs_idmap *m, rs_err *err)
+{
+    if ((m->count + 1) * 4 <= (m->mask + 1) * 3)
+        return 0;
+    return rs_idmap_grow(m, err);
+}
 /* Empty a slot holding a key (backward shift keeps probe runs whole). */
 void rs_idmap_delete(rs_idmap *m, uint64_t slot);
 
