@@ -509,10 +509,11 @@ static inline void live_add_page(tc_state *st, uint64_t q)
 static inline void live_add(tc_state *st, uint64_t off, uint64_t bytes)
 {
     uint64_t q0 = off >> OS_PAGE_SHIFT, last = (off + bytes - 1) >> OS_PAGE_SHIFT;
-    if (q0 != last)
+    if (q0 != last) {
         live_add_pages(st, q0, last);
-    else
-        live_add_page(st, q0);
+        return;
+    }
+    live_add_page(st, q0); /* most objects: one page */
 }
 
 static inline void live_remove(tc_state *st, uint64_t off, uint64_t bytes)
