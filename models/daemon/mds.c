@@ -129,6 +129,7 @@ typedef struct mds {
     rs_addr *cap_addr2;       /* [cap_cap] the second allocations, when cap_nparts is 2 */
     rs_part cap_parts[2];     /* a capability's allocations (rs_mds_side_parts) */
     unsigned cap_nparts;
+    uint32_t kind_bytes[RS_MDS_CACHED_KINDS]; /* rs_mds_object_bytes of each kind, once */
     uint32_t ncap_used, cap_cap, cap_free;
     uint64_t caps_count, caps_peak;
     uint64_t caps_tracked_bytes, caps_untracked_bytes;
@@ -408,7 +409,7 @@ static int obj_add(mds *m, unsigned kind, uint32_t key, uint32_t name_len, uint3
                    uint64_t now_ns, rs_oid *r_id, rs_err *err)
 {
     uint32_t aux = RS_MDS_AUX(kind, name_len > 0xffffff ? 0xffffff : name_len);
-    return rs_objects_add(&m->objs, key, rs_mds_object_bytes(m->sizes, kind), aux, thread, now_ns,
+    return rs_objects_add(&m->objs, key, m->kind_bytes[kind], aux, thread, now_ns,
                           r_id, NULL, err);
 }
 
@@ -1350,6 +1351,8 @@ static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
         goto fail;
     }
     m->cap_nparts = rs_mds_side_parts(m->sizes, RS_MDS_CAP, 0, 0, m->cap_parts);
+    for (unsigned kind = 0; kind < RS_MDS_CACHED_KINDS; kind++)
+        m->kind_bytes[kind] = rs_mds_object_bytes(m->sizes, kind);
     rs_decay_init(&m->recall_global, m->recall_half_life, m->eng->now_ns);
     m->target = (rs_trim_target){
         .ctx = m, .used_bytes = used_bytes, .limit_bytes = get_limit, .trim_to = trim_to,
