@@ -291,10 +291,15 @@ int rs_mds_base_journal(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err
 /* Expiry's writes for one more event of an expiring segment, while the
  * Objecter's throttle lets them in (the rest waits and is written later
  * from the same buffers). */
+static int expire_throttled(const rs_mds_base *b)
+{
+    return !b->expire_event_bytes || (b->xa_count + 1) * b->expire_event_bytes > b->expire_cap_bytes;
+}
+
 static int expire_event(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err *err)
 {
     uint64_t held = b->xa_count * b->expire_event_bytes;
-    if (!b->expire_event_bytes || held + b->expire_event_bytes > b->expire_cap_bytes)
+    if (expire_throttled(b))
         return 0;
     rs_addr *xa = ring_grow(b->xa, &b->xa_cap, &b->xa_head, b->xa_count, sizeof(rs_addr));
     if (!xa)
@@ -351,7 +356,9 @@ int rs_mds_base_log_trim(rs_mds_base *b, uint32_t thread, uint32_t io_thread, ui
         s->expiring = 1;
         started++;
         remaining--;
-        for (uint64_t e = 0; e < s->events && !rc; e++)
+        /* once the throttle holds an event back it holds back every
+         * later one of this pass (only an event let in changes it) */
+        for (uint64_t e = 0; e < s->events && !rc && !expire_throttled(b); e++)
             rc = expire_event(b, io_thread, now_ns, err);
     }
     return rc;
