@@ -299,9 +299,10 @@ static void *grow(void *arr, uint32_t used, uint32_t *cap, size_t size)
     return p;
 }
 
-/* A new namespace record for ino (not present; h = rs_hash64(ino)).
- * slot: the empty slot a probe for ino just returned (the op's check that
- * ino is new), or UINT64_MAX; it stays right unless the table grows. */
+/* A new namespace record for ino (not present; h = rs_hash64(ino), or its
+ * upper half, idmap.h).  slot: the empty slot a probe for ino just returned
+ * (the op's check that ino is new), or UINT64_MAX; it stays right unless
+ * the table grows. */
 static int ns_add(mds *m, uint64_t ino, uint64_t h, uint64_t slot, uint32_t parent,
                   uint32_t name_len, int is_dir, uint32_t *r_idx, rs_err *err)
 {
