@@ -116,23 +116,25 @@ static void sift_down(rs_evq *q, size_t i, rs_event ev)
     q->heap[i] = ev;
 }
 
-/* Note the earliest event: the least of the heap's head and the runs'. */
-static void find_next(rs_evq *q)
+/* Note the earliest event: the least of the heap's head and the runs' (an
+ * empty run's head key is UINT64_MAX's).  Which source wins is data-
+ * dependent, so it is chosen by conditional moves. */
+static inline void find_next(rs_evq *q)
 {
     evkey best = q->n ? key_of(&q->heap[0]) : key_make(UINT64_MAX, UINT64_MAX);
-    int where = -1;
+    uint64_t where = UINT64_MAX;
     for (int r = 0; r < q->nruns; r++) {
         evkey k = key_make(q->runs[r].head_ns, q->runs[r].head_seq);
         int lt = key_lt(k, best);
+        where = lt ? (uint64_t)r : where;
         best = lt ? k : best;
-        where = lt ? r : where;
     }
     q->next_ns = key_t_ns(best);
     q->next_key = key_seq(best);
-    q->next_run = where;
+    q->next_run = (int)where;
 }
 
-/* The run a one-shot event of fn with key k can join at its end, or NULL
+/* The run a one-shot event of fn keyed k can join at its end, or NULL
  * (the heap takes it): fn's run when k sorts after its last event, or a
  * free run, which fn then takes for good. */
 static rs_evq_run *run_for(rs_evq *q, rs_event_fn fn, evkey k)
@@ -168,11 +170,24 @@ static int run_grow(rs_evq_run *u)
     return 0;
 }
 
+/* ev (room made) at the end of run u. */
+static inline void run_append(rs_evq_run *u, const rs_event *ev)
+{
+    u->ring[(u->head + u->n++) & (u->cap - 1)] = *ev;
+    if (u->n == 1) {
+        u->head_ns = ev->t_ns;
+        u->head_seq = ev->seq;
+    }
+    u->tail_ns = ev->t_ns;
+    u->tail_seq = ev->seq;
+}
+
 #define SEQ_BITS 56
 #define SEQ_MASK ((UINT64_C(1) << SEQ_BITS) - 1)
 
-/* ev, keyed k, is in the queue at where (a run, or -1: the heap). */
-static void note_pushed(rs_evq *q, const rs_event *ev, evkey k, int where)
+/* ev, keyed k, joined the queue at where (a run, or -1: the heap): the
+ * next push gets the next seq; is it the earliest now? */
+static inline void note_pushed(rs_evq *q, const rs_event *ev, evkey k, int where)
 {
     q->next_seq++;
     if (!q->count++ || key_lt(k, key_make(q->next_ns, q->next_key))) {
@@ -182,25 +197,20 @@ static void note_pushed(rs_evq *q, const rs_event *ev, evkey k, int where)
     }
 }
 
-/* The push that grows a run's ring or goes to the heap (u NULL). */
-static int push_slow(rs_evq *q, const rs_event *ev, rs_evq_run *u, rs_err *err)
+/* The push that grows a run's ring or goes to the heap (u NULL); out of
+ * line, so the common push (to a run with room) saves no registers. */
+static __attribute__((noinline)) int push_slow(rs_evq *q, const rs_event *ev, rs_evq_run *u,
+                                               rs_err *err)
 {
-    const evkey k = key_of(ev);
     if (u && !run_grow(u)) {
-        u->ring[(u->head + u->n++) & (u->cap - 1)] = *ev;
-        if (u->n == 1) {
-            u->head_ns = ev->t_ns;
-            u->head_seq = ev->seq;
-        }
-        u->tail_ns = ev->t_ns;
-        u->tail_seq = ev->seq;
-        note_pushed(q, ev, k, (int)(u - q->runs));
+        run_append(u, ev);
+        note_pushed(q, ev, key_of(ev), (int)(u - q->runs));
         return 0;
     }
     if (q->n == q->cap && RS_VEC_RESERVE(q->heap, q->cap, q->n + 1, 16))
         return rs_fail(err, RS_ENOMEM, "out of memory for %zu events", q->count + 1);
     sift_up(q, q->n++, *ev);
-    note_pushed(q, ev, k, -1);
+    note_pushed(q, ev, key_of(ev), -1);
     return 0;
 }
 
@@ -215,14 +225,28 @@ int rs_evq_push_prio(rs_evq *q, uint64_t t_ns, uint64_t period_ns, unsigned prio
     rs_evq_run *u = period_ns ? NULL : run_for(q, fn, k);
     if (!u || u->n == u->cap)
         return push_slow(q, &ev, u, err);
-    u->ring[(u->head + u->n++) & (u->cap - 1)] = ev;
-    if (u->n == 1) {
-        u->head_ns = t_ns;
-        u->head_seq = ev.seq;
-    }
-    u->tail_ns = t_ns;
-    u->tail_seq = ev.seq;
+    run_append(u, &ev);
     note_pushed(q, &ev, k, (int)(u - q->runs));
+    return 0;
+}
+
+/* A pop from the heap's head; out of line, so a pop from a run, the
+ * common one, saves no registers. */
+static __attribute__((noinline)) int pop_heap(rs_evq *q, rs_event *r_ev)
+{
+    *r_ev = q->heap[0];
+    if (r_ev->period_ns) {
+        /* Re-arm: the same event, later time, fresh seq, from the root. */
+        rs_event ev = *r_ev;
+        ev.t_ns += ev.period_ns;
+        ev.seq = (ev.seq & ~SEQ_MASK) | (q->next_seq++ & SEQ_MASK);
+        sift_down(q, 0, ev);
+    } else {
+        q->count--;
+        if (--q->n)
+            sift_down(q, 0, q->heap[q->n]);
+    }
+    find_next(q);
     return 0;
 }
 
@@ -231,30 +255,17 @@ int rs_evq_pop(rs_evq *q, rs_event *r_ev, rs_err *err)
     (void)err;
     if (!q->count)
         return RS_ENOTFOUND;
-    if (q->next_run >= 0) {
-        rs_evq_run *u = &q->runs[q->next_run];
-        *r_ev = u->ring[u->head];
-        u->head = (u->head + 1) & (u->cap - 1);
-        q->count--;
-        if (--u->n) {
-            u->head_ns = u->ring[u->head].t_ns;
-            u->head_seq = u->ring[u->head].seq;
-        } else {
-            u->head_ns = u->head_seq = UINT64_MAX;
-        }
+    if (q->next_run < 0)
+        return pop_heap(q, r_ev);
+    rs_evq_run *u = &q->runs[q->next_run];
+    *r_ev = u->ring[u->head];
+    u->head = (u->head + 1) & (u->cap - 1);
+    q->count--;
+    if (--u->n) {
+        u->head_ns = u->ring[u->head].t_ns;
+        u->head_seq = u->ring[u->head].seq;
     } else {
-        *r_ev = q->heap[0];
-        if (r_ev->period_ns) {
-            /* Re-arm: the same event, later time, fresh seq, from the root. */
-            rs_event ev = *r_ev;
-            ev.t_ns += ev.period_ns;
-            ev.seq = (ev.seq & ~SEQ_MASK) | (q->next_seq++ & SEQ_MASK);
-            sift_down(q, 0, ev);
-        } else {
-            q->count--;
-            if (--q->n)
-                sift_down(q, 0, q->heap[q->n]);
-        }
+        u->head_ns = u->head_seq = UINT64_MAX;
     }
     find_next(q);
     return 0;
