@@ -439,19 +439,20 @@ static int wal_check(rs_osd_budget *b, rs_err *err)
     if (!b->max_wal || !b->live)
         return 0;
     uint64_t oldest = UINT64_MAX, cf_oldest[MAX_CFS];
-    for (uint32_t i = 0; i < b->ncfs; i++)
-        cf_oldest[i] = UINT64_MAX;
-    for (const memtable *m = b->live; m; m = m->next) {
+    for (const memtable *m = b->live; m; m = m->next)
         if (m->log_off < oldest)
             oldest = m->log_off;
-        if (m->log_off < cf_oldest[m->cf])
-            cf_oldest[m->cf] = m->log_off;
-    }
     if (b->wal_flush_pending && b->wal_flush_log == oldest)
         return 0; /* its flushes are under way */
     b->wal_flush_pending = 0;
     if (b->wal_bytes - oldest <= b->max_wal)
         return 0;
+    /* each family's oldest only now, on the rare path (every write checks) */
+    for (uint32_t i = 0; i < b->ncfs; i++)
+        cf_oldest[i] = UINT64_MAX;
+    for (const memtable *m = b->live; m; m = m->next)
+        if (m->log_off < cf_oldest[m->cf])
+            cf_oldest[m->cf] = m->log_off;
     b->wal_flush_pending = 1;
     b->wal_flush_log = oldest;
     b->wal_full_flushes++;
