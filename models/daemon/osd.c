@@ -615,7 +615,7 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
         if (o->budget && ((rc = rs_osd_budget_write_data(o->budget, rec->size_bytes,
                                                           thread_now(o), &p->held, err)) ||
                           (rc = rs_osd_budget_write(o->budget, rec->key,
-                                                    (uint32_t)rs_osd_service_pg_of(o->svc, rec->key),
+                                                    (uint32_t)rs_osd_service_pg_of_hash(o->svc, h),
                                                     rec->size_bytes, thread_now(o), err))))
             return rc;
         if (o->buffered_write)

@@ -119,10 +119,9 @@ struct rs_osd_service {
     uint32_t clog_n;
 };
 
-uint64_t rs_osd_service_pg_of(const rs_osd_service *o, uint64_t object)
+uint64_t rs_osd_service_pg_of_hash(const rs_osd_service *o, uint64_t object_hash)
 {
-    uint64_t h = rs_hash64(object);
-    return o->npgs ? rs_mod64(h, o->npgs) : h;
+    return o->npgs ? rs_mod64(object_hash, o->npgs) : object_hash;
 }
 
 /* Hold lock c for ns from start_ns (later holds extend it). */
@@ -421,7 +420,7 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
     p->next = NONE;
     p->job = (uint16_t)rec->thread;
     p->write = (uint8_t)w;
-    uint64_t h = rs_hash64(rec->key), pg = o->npgs ? rs_mod64(h, o->npgs) : h;
+    uint64_t h = rs_hash64(rec->key), pg = rs_osd_service_pg_of_hash(o, h);
     uint32_t s_idx = (uint32_t)rs_mod64(pg, o->nos);
     p->os_idx = (uint16_t)s_idx;
     p->pg = o->npgs ? (uint32_t)pg : NONE;
