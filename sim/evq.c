@@ -116,14 +116,15 @@ static void sift_down(rs_evq *q, size_t i, rs_event ev)
     q->heap[i] = ev;
 }
 
-/* Note the earliest event: the least of the heap's head and the runs' (an
- * empty run's head key is UINT64_MAX's).  Which source wins is data-
+/* Note the earliest event: the least of the heap's head and every run's
+ * (an empty or unbound run's head key is UINT64_MAX's; a loop of constant
+ * length is shorter code than one to nruns).  Which source wins is data-
  * dependent, so it is chosen by conditional moves. */
 static inline void find_next(rs_evq *q)
 {
     evkey best = q->n ? key_of(&q->heap[0]) : key_make(UINT64_MAX, UINT64_MAX);
     uint64_t where = UINT64_MAX;
-    for (int r = 0; r < q->nruns; r++) {
+    for (int r = 0; r < RS_EVQ_RUNS; r++) {
         evkey k = key_make(q->runs[r].head_ns, q->runs[r].head_seq);
         int lt = key_lt(k, best);
         where = lt ? (uint64_t)r : where;
