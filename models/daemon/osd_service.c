@@ -244,7 +244,8 @@ static void on_worker_done(void *ctx, uint64_t now_ns)
     if (p->pg != NONE)
         p->o->pg_busy[p->pg] = 0;
     s->idle++;
-    dispatch(s, now_ns);
+    if (s->qhead != NONE)
+        dispatch(s, now_ns);
 }
 
 /* A job's records wait in a list through the pool, written long before
@@ -467,7 +468,8 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
     else
         s->qhead = id;
     s->qtail = id;
-    dispatch(s, o->eng->now_ns);
+    if (s->idle) /* often none free: a closed loop deeper than the workers */
+        dispatch(s, o->eng->now_ns);
     return 0;
 }
 
