@@ -123,7 +123,7 @@ static void sift_down(rs_evq *q, size_t i, rs_event ev)
 static inline void find_next(rs_evq *q)
 {
     evkey best = q->n ? key_of(&q->heap[0]) : key_make(UINT64_MAX, UINT64_MAX);
-    uint64_t where = UINT64_MAX;
+    uint64_t where = UINT64_MAX; /* the heap's head; -1 as an int (gcc, clang: modulo) */
     for (int r = 0; r < RS_EVQ_RUNS; r++) {
         evkey k = key_make(q->runs[r].head_ns, q->runs[r].head_seq);
         int lt = key_lt(k, best);
