@@ -1,4 +1,4 @@
-/* evq.c — 4-ary heap keyed by (t_ns, seq); see evq.h. */
+/* evq.c — a 4-ary heap keyed by (t_ns, seq) beside FIFO runs; see evq.h. */
 #include "evq.h"
 #include "base/vec.h"
 
@@ -8,11 +8,17 @@
 void rs_evq_init(rs_evq *q)
 {
     memset(q, 0, sizeof *q);
+    q->next_ns = q->next_key = UINT64_MAX;
+    q->next_run = -1;
+    for (int r = 0; r < RS_EVQ_RUNS; r++)
+        q->runs[r].head_ns = q->runs[r].head_seq = UINT64_MAX;
 }
 
 void rs_evq_release(rs_evq *q)
 {
     free(q->heap);
+    for (int r = 0; r < RS_EVQ_RUNS; r++)
+        free(q->runs[r].ring);
     rs_evq_init(q);
 }
 
@@ -21,27 +27,48 @@ void rs_evq_release(rs_evq *q)
  * pops the same sequence. */
 #ifdef __SIZEOF_INT128__
 typedef unsigned __int128 evkey;
-static inline evkey key_of(const rs_event *e)
+static inline evkey key_make(uint64_t t_ns, uint64_t seq)
 {
-    return (evkey)e->t_ns << 64 | e->seq;
+    return (evkey)t_ns << 64 | seq;
 }
 static inline int key_lt(evkey a, evkey b)
 {
     return a < b;
 }
+static inline uint64_t key_t_ns(evkey k)
+{
+    return (uint64_t)(k >> 64);
+}
+static inline uint64_t key_seq(evkey k)
+{
+    return (uint64_t)k;
+}
 #else
 typedef struct evkey {
     uint64_t t_ns, seq;
 } evkey;
-static inline evkey key_of(const rs_event *e)
+static inline evkey key_make(uint64_t t_ns, uint64_t seq)
 {
-    return (evkey){ e->t_ns, e->seq };
+    return (evkey){ t_ns, seq };
 }
 static inline int key_lt(evkey a, evkey b)
 {
     return a.t_ns < b.t_ns || (a.t_ns == b.t_ns && a.seq < b.seq);
 }
+static inline uint64_t key_t_ns(evkey k)
+{
+    return k.t_ns;
+}
+static inline uint64_t key_seq(evkey k)
+{
+    return k.seq;
+}
 #endif
+
+static inline evkey key_of(const rs_event *e)
+{
+    return key_make(e->t_ns, e->seq);
+}
 
 static int before(const rs_event *a, const rs_event *b)
 {
@@ -89,31 +116,125 @@ static void sift_down(rs_evq *q, size_t i, rs_event ev)
     q->heap[i] = ev;
 }
 
+/* Note the earliest event: the least of the heap's head and every run's
+ * (an empty or unbound run's head key is UINT64_MAX's; a loop of constant
+ * length is shorter code than one to nruns).  Which source wins is data-
+ * dependent, so it is chosen by conditional moves. */
+static inline void find_next(rs_evq *q)
+{
+    evkey best = q->n ? key_of(&q->heap[0]) : key_make(UINT64_MAX, UINT64_MAX);
+    uint64_t where = UINT64_MAX; /* the heap's head; -1 as an int (gcc, clang: modulo) */
+    for (int r = 0; r < RS_EVQ_RUNS; r++) {
+        evkey k = key_make(q->runs[r].head_ns, q->runs[r].head_seq);
+        int lt = key_lt(k, best);
+        where = lt ? (uint64_t)r : where;
+        best = lt ? k : best;
+    }
+    q->next_ns = key_t_ns(best);
+    q->next_key = key_seq(best);
+    q->next_run = (int)where;
+}
+
+/* The run a one-shot event of fn keyed k can join at its end, or NULL
+ * (the heap takes it): fn's run when k sorts after its last event, or a
+ * free run, which fn then takes for good. */
+static rs_evq_run *run_for(rs_evq *q, rs_event_fn fn, evkey k)
+{
+    for (int r = 0; r < q->nruns; r++) {
+        rs_evq_run *u = &q->runs[r];
+        if (u->fn != fn)
+            continue;
+        if (u->n && !key_lt(key_make(u->tail_ns, u->tail_seq), k))
+            return NULL;
+        return u;
+    }
+    if (q->nruns == RS_EVQ_RUNS)
+        return NULL;
+    q->runs[q->nruns].fn = fn;
+    return &q->runs[q->nruns++];
+}
+
+/* Room for one more event in u, or -1 with nothing changed.  A full ring
+ * doubles; its wrapped part (slots [0, head)) moves after the old end. */
+static int run_grow(rs_evq_run *u)
+{
+    size_t cap = u->cap ? 2 * u->cap : 16;
+    if (cap > SIZE_MAX / sizeof(rs_event))
+        return -1;
+    rs_event *ring = realloc(u->ring, cap * sizeof *ring);
+    if (!ring)
+        return -1;
+    if (u->head)
+        memcpy(ring + u->cap, ring, u->head * sizeof *ring);
+    u->ring = ring;
+    u->cap = cap;
+    return 0;
+}
+
+/* ev (room made) at the end of run u. */
+static inline void run_append(rs_evq_run *u, const rs_event *ev)
+{
+    u->ring[(u->head + u->n++) & (u->cap - 1)] = *ev;
+    if (u->n == 1) {
+        u->head_ns = ev->t_ns;
+        u->head_seq = ev->seq;
+    }
+    u->tail_ns = ev->t_ns;
+    u->tail_seq = ev->seq;
+}
+
 #define SEQ_BITS 56
 #define SEQ_MASK ((UINT64_C(1) << SEQ_BITS) - 1)
 
-int rs_evq_push(rs_evq *q, uint64_t t_ns, uint64_t period_ns, rs_event_fn fn, void *ctx, rs_err *err)
+/* ev, keyed k, joined the queue at where (a run, or -1: the heap): the
+ * next push gets the next seq; is it the earliest now? */
+static inline void note_pushed(rs_evq *q, const rs_event *ev, evkey k, int where)
 {
-    return rs_evq_push_prio(q, t_ns, period_ns, RS_PRIO_NORMAL, fn, ctx, err);
+    q->next_seq++;
+    if (!q->count++ || key_lt(k, key_make(q->next_ns, q->next_key))) {
+        q->next_ns = ev->t_ns;
+        q->next_key = ev->seq;
+        q->next_run = where;
+    }
+}
+
+/* The push that grows a run's ring or goes to the heap (u NULL); out of
+ * line, so the common push (to a run with room) saves no registers. */
+static __attribute__((noinline)) int push_slow(rs_evq *q, const rs_event *ev, rs_evq_run *u,
+                                               rs_err *err)
+{
+    if (u && !run_grow(u)) {
+        run_append(u, ev);
+        note_pushed(q, ev, key_of(ev), (int)(u - q->runs));
+        return 0;
+    }
+    if (q->n == q->cap && RS_VEC_RESERVE(q->heap, q->cap, q->n + 1, 16))
+        return rs_fail(err, RS_ENOMEM, "out of memory for %zu events", q->count + 1);
+    sift_up(q, q->n++, *ev);
+    note_pushed(q, ev, key_of(ev), -1);
+    return 0;
 }
 
 int rs_evq_push_prio(rs_evq *q, uint64_t t_ns, uint64_t period_ns, unsigned prio, rs_event_fn fn,
                      void *ctx, rs_err *err)
 {
-    if (RS_VEC_RESERVE(q->heap, q->cap, q->n + 1, 16))
-        return rs_fail(err, RS_ENOMEM, "out of memory for %zu events", q->n + 1);
     rs_event ev = {
-        .t_ns = t_ns, .seq = ((uint64_t)prio << SEQ_BITS) | (q->next_seq++ & SEQ_MASK),
+        .t_ns = t_ns, .seq = ((uint64_t)prio << SEQ_BITS) | (q->next_seq & SEQ_MASK),
         .period_ns = period_ns, .fn = fn, .ctx = ctx,
     };
-    sift_up(q, q->n++, ev);
+    const evkey k = key_of(&ev);
+    rs_evq_run *u = period_ns ? NULL : run_for(q, fn, k);
+    if (!u || u->n == u->cap)
+        return push_slow(q, &ev, u, err);
+    run_append(u, &ev);
+    note_pushed(q, &ev, k, (int)(u - q->runs));
     return 0;
 }
 
-int rs_evq_pop(rs_evq *q, rs_event *r_ev, rs_err *err)
+/* A pop from the heap's head; out of line, so a pop from a run, the
+ * common one, saves no registers. */
+static __attribute__((noinline)) int pop_heap(rs_evq *q, rs_event *r_ev)
 {
-    if (!q->n)
-        return RS_ENOTFOUND;
     *r_ev = q->heap[0];
     if (r_ev->period_ns) {
         /* Re-arm: the same event, later time, fresh seq, from the root. */
@@ -121,10 +242,32 @@ int rs_evq_pop(rs_evq *q, rs_event *r_ev, rs_err *err)
         ev.t_ns += ev.period_ns;
         ev.seq = (ev.seq & ~SEQ_MASK) | (q->next_seq++ & SEQ_MASK);
         sift_down(q, 0, ev);
-        return 0;
+    } else {
+        q->count--;
+        if (--q->n)
+            sift_down(q, 0, q->heap[q->n]);
     }
-    if (--q->n)
-        sift_down(q, 0, q->heap[q->n]);
+    find_next(q);
+    return 0;
+}
+
+int rs_evq_pop(rs_evq *q, rs_event *r_ev, rs_err *err)
+{
     (void)err;
+    if (!q->count)
+        return RS_ENOTFOUND;
+    if (q->next_run < 0)
+        return pop_heap(q, r_ev);
+    rs_evq_run *u = &q->runs[q->next_run];
+    *r_ev = u->ring[u->head];
+    u->head = (u->head + 1) & (u->cap - 1);
+    q->count--;
+    if (--u->n) {
+        u->head_ns = u->ring[u->head].t_ns;
+        u->head_seq = u->ring[u->head].seq;
+    } else {
+        u->head_ns = u->head_seq = UINT64_MAX;
+    }
+    find_next(q);
     return 0;
 }

@@ -1,5 +1,7 @@
 /* test_evq.c — the event calendar: (t, seq) order, ties, periodic re-arm,
- * and the engine's merge of records with timers (timers first on a tie). */
+ * the FIFO runs against a plain sort, and the engine's merge of records with
+ * timers (timers first on a tie). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -105,8 +107,106 @@ static void test_observer_first(void)
     rs_evq_release(&q);
 }
 
+/* Callbacks to tell events apart; the runs are bound by callback. */
+static void fn_a(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
+static void fn_b(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
+static void fn_c(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
+static void fn_d(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
+static void fn_e(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
+static void fn_f(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
+
+typedef struct ref_ev {
+    uint64_t t_ns, key, id; /* key: prio, then push order */
+} ref_ev;
+
+static int ref_cmp(const void *pa, const void *pb)
+{
+    const ref_ev *a = pa, *b = pb;
+    if (a->t_ns != b->t_ns)
+        return a->t_ns < b->t_ns ? -1 : 1;
+    return a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* More callbacks than runs, each pushing mostly in time order (a fixed
+ * delay after now, a FIFO server) and sometimes not, interleaved with pops,
+ * observers and equal times: the pops come out as a sort of (t, prio, push
+ * order) would give them. */
+static void test_runs_against_sort(void)
+{
+    static const rs_event_fn fns[] = { fn_a, fn_b, fn_c, fn_d, fn_e, fn_f };
+    enum { N = 20000 };
+    ref_ev *ref = calloc(N, sizeof *ref);
+    uint64_t *got = calloc(N, sizeof *got);
+    uint64_t rng = 12345, now = 0, busy[6] = { 0 }, order = 0;
+    size_t nref = 0, ngot = 0, pushed = 0;
+    int ok = 1;
+    rs_evq q;
+    rs_event ev;
+    rs_err err;
+    rs_evq_init(&q);
+    CHECK(ref && got);
+    while (pushed < N || rs_evq_count(&q)) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned r = (unsigned)(rng >> 33);
+        if (pushed < N && (r % 3 || !rs_evq_count(&q))) {
+            unsigned f = (r >> 2) % 6, prio = (r >> 5) % 8 == 0 ? RS_PRIO_OBSERVE : RS_PRIO_NORMAL;
+            uint64_t t;
+            if (f < 2) /* a fixed delay after now */
+                t = now + 100 * (f + 1);
+            else if (f < 4) /* a FIFO server */
+                t = busy[f] = (busy[f] > now ? busy[f] : now) + (r >> 8) % 50;
+            else /* anywhere ahead, ties likely */
+                t = now + (r >> 8) % 8;
+            if ((r >> 12) % 16 == 0)
+                t = now; /* now: before the runs' tails */
+            ref[nref] = (ref_ev){ t, (uint64_t)prio << 56 | order++, pushed };
+            ok &= rs_evq_push_prio(&q, t, 0, prio, fns[f], (void *)(uintptr_t)pushed, &err) == 0;
+            nref++;
+            pushed++;
+        } else {
+            uint64_t next = rs_evq_next_ns(&q);
+            CHECK(rs_evq_pop(&q, &ev, &err) == 0);
+            ok &= ev.t_ns == next && ev.t_ns >= now;
+            now = ev.t_ns;
+            got[ngot++] = (uint64_t)(uintptr_t)ev.ctx;
+        }
+    }
+    CHECK(rs_evq_pop(&q, &ev, &err) == RS_ENOTFOUND);
+    CHECK(rs_evq_next_ns(&q) == UINT64_MAX);
+    CHECK(ok);
+    CHECK(ngot == N);
+    rs_evq_release(&q);
+    /* each pop is the least of what was queued then: the same interleaving
+     * of pushes and pops again, each pop a search of what is queued */
+    size_t a = 0;
+    ref_ev *live = calloc(N, sizeof *live);
+    size_t nlive = 0, pops = 0;
+    rng = 12345;
+    pushed = 0;
+    while (pops < N && live) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned r = (unsigned)(rng >> 33);
+        if (pushed < N && (r % 3 || !nlive)) {
+            live[nlive++] = ref[pushed++];
+        } else {
+            size_t best = 0;
+            for (size_t i = 1; i < nlive; i++)
+                if (ref_cmp(&live[i], &live[best]) < 0)
+                    best = i;
+            ok &= live[best].id == got[a++];
+            live[best] = live[--nlive];
+            pops++;
+        }
+    }
+    CHECK_MSG(ok, "the runs and the heap popped out of (t, prio, seq) order");
+    free(live);
+    free(ref);
+    free(got);
+}
+
 int main(void)
 {
+    test_runs_against_sort();
     test_observer_first();
     test_order_and_ties();
     test_many_ties_stable();

@@ -342,29 +342,34 @@ static void tgt_shard_usage(void *ctx, uint32_t shard, uint64_t *r_items, uint64
 static void prefetch_victims(const osd *o, uint32_t shard)
 {
     static const int lv[] = { RS_CACHE_LEVEL_WARM_IN, RS_CACHE_LEVEL_HOT, RS_CACHE_LEVEL_WARM_OUT };
-    const void *cs = o->buffer_cache.state;
-    const rs_alloc_ops *ao = o->alloc->ops;
+    /* in locals: the compiler cannot know the calls below leave o alone,
+     * and would load each again after every one */
+    const void *cs = o->buffer_cache.state, *as = o->alloc->state;
+    rs_oid (*const trim_next)(const void *, uint32_t, int, rs_oid) = o->bc->trim_next;
+    void (*const fetch)(const void *, rs_addr, int) = o->alloc->ops->prefetch;
+    const obj *objs = o->objs;
+    const uint32_t nobjs = o->nobjs;
     for (size_t i = 0; i < sizeof lv / sizeof lv[0]; i++) {
-        rs_oid id = o->bc->trim_next(cs, shard, lv[i], RS_OID_NONE);
-        for (int k = 0; k < 3 && id != RS_OID_NONE && id < o->nobjs; k++) {
-            const obj *b = &o->objs[id];
+        const int evict = lv[i] != RS_CACHE_LEVEL_WARM_IN;
+        rs_oid id = trim_next(cs, shard, lv[i], RS_OID_NONE);
+        for (int k = 0; k < 3 && id != RS_OID_NONE && id < nobjs; k++) {
+            const obj *b = &objs[id];
             if (k >= 2) {
                 __builtin_prefetch(b);
             } else {
-                int evict = lv[i] != RS_CACHE_LEVEL_WARM_IN;
-                if (ao->prefetch) {
+                if (fetch) {
                     if (b->addr[1])
-                        ao->prefetch(o->alloc->state, b->addr[1], k == 0);
+                        fetch(as, b->addr[1], k == 0);
                     if (evict)
-                        ao->prefetch(o->alloc->state, b->addr[0], k == 0);
+                        fetch(as, b->addr[0], k == 0);
                 }
                 if (evict) {
-                    __builtin_prefetch(&o->objs[b->oprev]);
-                    __builtin_prefetch(&o->objs[b->onext]);
+                    __builtin_prefetch(&objs[b->oprev]);
+                    __builtin_prefetch(&objs[b->onext]);
                     rs_idmap_prefetch(&o->buffers, rs_hash64(b->key));
                 }
             }
-            id = o->bc->trim_next(cs, shard, lv[i], id);
+            id = trim_next(cs, shard, lv[i], id);
         }
     }
 }
@@ -615,7 +620,7 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
         if (o->budget && ((rc = rs_osd_budget_write_data(o->budget, rec->size_bytes,
                                                           thread_now(o), &p->held, err)) ||
                           (rc = rs_osd_budget_write(o->budget, rec->key,
-                                                    (uint32_t)rs_osd_service_pg_of(o->svc, rec->key),
+                                                    (uint32_t)rs_osd_service_pg_of_hash(o->svc, h),
                                                     rec->size_bytes, thread_now(o), err))))
             return rc;
         if (o->buffered_write)

@@ -88,6 +88,7 @@
  */
 #include "osd_budget.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,7 +157,8 @@ struct rs_osd_budget {
     uint64_t ssts, sst_blocks_bytes;
     /* memtables */
     cf cfs[MAX_CFS];
-    memtable *live;
+    memtable *live;             /* newest first; so log_off falls along it (it only grows) */
+    memtable *live_oldest;      /* its last: the oldest alive WAL file's */
     uint32_t ncfs, nmeta, max_buffers, merge, flush_thread;
     int deferred_cf;            /* deferred data in family nmeta of its own */
     uint64_t wbs, arena, per_write, deferred_max, max_wal, flush_bw;
@@ -323,6 +325,8 @@ static void memtable_free(rs_osd_budget *b, memtable *m, uint32_t thread)
         b->live = m->next;
     if (m->next)
         m->next->prev = m->prev;
+    else
+        b->live_oldest = m->prev;
     free(m->blocks);
     free(m);
 }
@@ -438,20 +442,18 @@ static int wal_check(rs_osd_budget *b, rs_err *err)
 {
     if (!b->max_wal || !b->live)
         return 0;
-    uint64_t oldest = UINT64_MAX, cf_oldest[MAX_CFS];
-    for (uint32_t i = 0; i < b->ncfs; i++)
-        cf_oldest[i] = UINT64_MAX;
-    for (const memtable *m = b->live; m; m = m->next) {
-        if (m->log_off < oldest)
-            oldest = m->log_off;
-        if (m->log_off < cf_oldest[m->cf])
-            cf_oldest[m->cf] = m->log_off;
-    }
+    uint64_t oldest = b->live_oldest->log_off, cf_oldest[MAX_CFS];
     if (b->wal_flush_pending && b->wal_flush_log == oldest)
         return 0; /* its flushes are under way */
     b->wal_flush_pending = 0;
     if (b->wal_bytes - oldest <= b->max_wal)
         return 0;
+    /* each family's oldest only now, on the rare path (every write checks) */
+    for (uint32_t i = 0; i < b->ncfs; i++)
+        cf_oldest[i] = UINT64_MAX;
+    for (const memtable *m = b->live; m; m = m->next)
+        if (m->log_off < cf_oldest[m->cf])
+            cf_oldest[m->cf] = m->log_off;
     b->wal_flush_pending = 1;
     b->wal_flush_log = oldest;
     b->wal_full_flushes++;
@@ -475,8 +477,11 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t w
         f->active->cf = c;
         f->active->log_off = b->log_off;
         f->active->next = b->live;
+        assert(!b->live || b->live->log_off <= f->active->log_off);
         if (b->live)
             b->live->prev = f->active;
+        else
+            b->live_oldest = f->active;
         b->live = f->active;
     }
     memtable *m = f->active;

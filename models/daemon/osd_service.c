@@ -70,6 +70,14 @@ typedef struct op {
     uint8_t write, device;
 } op;
 
+/* What an op's size adds to its worker and device time, for the last size
+ * seen in one direction: a trace's sizes repeat (fio's bs), so the double
+ * conversions and the division are done once a size. */
+typedef struct size_cost {
+    uint64_t size_bytes; /* zeroed at first: a size of 0 costs 0, so that holds too */
+    uint64_t cpu_ns, dev_ns;
+} size_cost;
+
 typedef struct job {
     uint32_t outstanding;
     uint32_t head, tail;   /* its records waiting, a list in svc.pool (NONE: none) */
@@ -84,6 +92,7 @@ struct rs_osd_service {
     uint64_t per_item_ns;
     uint64_t read_cost_ns, write_cost_ns, read_rand_ns, write_rand_ns, cost_per_mib_ns, dev_rand_ns, dev_seq_ns,
         dev_write_ns, dev_read_bw, dev_write_bw, client_ns;
+    size_cost last_cost[2]; /* by direction: read, write */
     /* shards */
     oshard *os;
     uint32_t nos, threads;
@@ -110,10 +119,9 @@ struct rs_osd_service {
     uint32_t clog_n;
 };
 
-uint64_t rs_osd_service_pg_of(const rs_osd_service *o, uint64_t object)
+uint64_t rs_osd_service_pg_of_hash(const rs_osd_service *o, uint64_t object_hash)
 {
-    uint64_t h = rs_hash64(object);
-    return o->npgs ? rs_mod64(h, o->npgs) : h;
+    return o->npgs ? rs_mod64(object_hash, o->npgs) : object_hash;
 }
 
 /* Hold lock c for ns from start_ns (later holds extend it). */
@@ -236,7 +244,8 @@ static void on_worker_done(void *ctx, uint64_t now_ns)
     if (p->pg != NONE)
         p->o->pg_busy[p->pg] = 0;
     s->idle++;
-    dispatch(s, now_ns);
+    if (s->qhead != NONE)
+        dispatch(s, now_ns);
 }
 
 /* A job's records wait in a list through the pool, written long before
@@ -348,6 +357,15 @@ static void on_cpu_done(void *ctx, uint64_t now_ns)
     }
 }
 
+/* The same for a write.  The calendar (sim/evq.h) keeps a callback's events
+ * in a FIFO run while they come in time order; a read's and a write's CPU
+ * phases differ in length, so each kind alone is in order, the two mixed
+ * are not: under their own callbacks, neither goes to the heap. */
+static void on_write_cpu_done(void *ctx, uint64_t now_ns)
+{
+    on_cpu_done(ctx, now_ns);
+}
+
 /* Take the first waiting op of s whose PG no worker holds (a worker skips
  * a busy PG, as the sharded op queue keeps a PG's ops in order), or NULL. */
 static op *next_runnable(svc *o, oshard *s)
@@ -386,7 +404,7 @@ static void dispatch(oshard *s, uint64_t now_ns)
             hold(o, c, start, p->trim_ns);
             p->lock_seen_ns = c->lock_until_ns;
         }
-        schedule(o, start + p->cpu_ns + p->trim_ns, on_cpu_done, p);
+        schedule(o, start + p->cpu_ns + p->trim_ns, p->write ? on_write_cpu_done : on_cpu_done, p);
     }
 }
 
@@ -403,9 +421,16 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
     int w = rec->op == RS_OP_WRITE;
     int seq = !j->first && ((j->last_key[w] == rec->key && j->last_end[w] == rec->aux) ||
                             (j->last_key[w] + 1 == rec->key && rec->aux == 0));
-    *p = (op){ .o = o, .issue_ns = o->eng->now_ns, .bytes = rec->size_bytes, .id = id,
-               .next = NONE, .job = rec->thread, .write = rec->op == RS_OP_WRITE };
-    uint64_t h = rs_hash64(rec->key), pg = o->npgs ? rs_mod64(h, o->npgs) : h;
+    /* every field is set here or below (start_ns and lock_seen_ns when a
+     * worker takes it): no zeroing of the whole record first */
+    p->o = o;
+    p->issue_ns = o->eng->now_ns;
+    p->bytes = rec->size_bytes;
+    p->id = id;
+    p->next = NONE;
+    p->job = (uint16_t)rec->thread;
+    p->write = (uint8_t)w;
+    uint64_t h = rs_hash64(rec->key), pg = rs_osd_service_pg_of_hash(o, h);
     uint32_t s_idx = (uint32_t)rs_mod64(pg, o->nos);
     p->os_idx = (uint16_t)s_idx;
     p->pg = o->npgs ? (uint32_t)pg : NONE;
@@ -423,14 +448,18 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
     p->held = a.held;
     p->device = (uint8_t)a.device;
     uint64_t items = a.trimmed_count;
-    double mib = (double)rec->size_bytes / (1024.0 * 1024.0);
+    size_cost *sc = &o->last_cost[w];
+    if (sc->size_bytes != rec->size_bytes) {
+        double mib = (double)rec->size_bytes / (1024.0 * 1024.0);
+        uint64_t bw = w ? o->dev_write_bw : o->dev_read_bw;
+        *sc = (size_cost){ .size_bytes = rec->size_bytes,
+                           .cpu_ns = (uint64_t)(mib * (double)o->cost_per_mib_ns),
+                           .dev_ns = (uint64_t)((double)rec->size_bytes * 1e9 / (double)bw) };
+    }
     p->cpu_ns = (p->write ? o->write_cost_ns : o->read_cost_ns) +
-                (seq ? 0 : p->write ? o->write_rand_ns : o->read_rand_ns) +
-                (uint64_t)(mib * (double)o->cost_per_mib_ns);
+                (seq ? 0 : p->write ? o->write_rand_ns : o->read_rand_ns) + sc->cpu_ns;
     p->trim_ns = items * o->per_item_ns;
-    uint64_t bw = p->write ? o->dev_write_bw : o->dev_read_bw;
-    p->dev_ns = (p->write ? o->dev_write_ns : seq ? o->dev_seq_ns : o->dev_rand_ns) +
-                (uint64_t)((double)rec->size_bytes * 1e9 / (double)bw);
+    p->dev_ns = (p->write ? o->dev_write_ns : seq ? o->dev_seq_ns : o->dev_rand_ns) + sc->dev_ns;
     if (o->iodepth)
         j->outstanding++;
     oshard *s = &o->os[s_idx];
@@ -439,7 +468,8 @@ static int issue(svc *o, const rs_rec *rec, rs_err *err)
     else
         s->qhead = id;
     s->qtail = id;
-    dispatch(s, o->eng->now_ns);
+    if (s->idle) /* often none free: a closed loop deeper than the workers */
+        dispatch(s, o->eng->now_ns);
     return 0;
 }
 

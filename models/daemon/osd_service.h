@@ -91,8 +91,10 @@ void rs_osd_service_destroy(rs_osd_service *svc);
 /* A record the daemon accepted: issue it now, or queue it for its job's
  * free slot (closed loop). */
 int rs_osd_service_submit(rs_osd_service *svc, const rs_rec *rec, rs_err *err);
-/* The object's PG (its hash when osd_pg_num is 0); shards follow it. */
-uint64_t rs_osd_service_pg_of(const rs_osd_service *svc, uint64_t object);
+/* The PG of the object whose rs_hash64 is object_hash (that hash when
+ * osd_pg_num is 0); shards follow it.  Callers have the hash already (the
+ * apply hook is handed it). */
+uint64_t rs_osd_service_pg_of_hash(const rs_osd_service *svc, uint64_t object_hash);
 /* A background trim holds cache shard's lock from start_ns for fixed_ns +
  * osd_trim_cost_per_item × items; returns the time held. */
 uint64_t rs_osd_service_hold(rs_osd_service *svc, uint32_t cache_shard, uint64_t start_ns,
