@@ -141,6 +141,44 @@ static int bin_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
     return bin_next_slow(tr, r_rec, err);
 }
 
+/* Records of the buffered window in one loop (no call, and the position,
+ * time and line in registers); a refill or a bad record goes through
+ * bin_next_slow, as bin_next's do. */
+static int bin_next_many(rs_trace *tr, rs_rec *r_recs, uint64_t *r_lines, size_t n,
+                         size_t *r_count, rs_err *err)
+{
+    size_t i = 0;
+    int rc = 1;
+    while (i < n) {
+        size_t fit = (tr->len - tr->pos) / BIN_REC_BYTES, j = 0;
+        if (fit > n - i)
+            fit = n - i;
+        const uint8_t *p = tr->buf + tr->pos;
+        uint64_t prev_t_ns = tr->prev_t_ns, line = tr->line;
+        for (; j < fit; j++, p += BIN_REC_BYTES) {
+            rs_rec *r = &r_recs[i + j];
+            __builtin_prefetch(p + 8 * BIN_REC_BYTES); /* as in bin_next */
+            decode(p, r);
+            if (RS_UNLIKELY(rs_rec_fault(tr->op_class, prev_t_ns, r) != RS_REC_OK))
+                break;
+            prev_t_ns = r->t_ns;
+            r_lines[i + j] = line++;
+        }
+        tr->pos += j * BIN_REC_BYTES;
+        tr->prev_t_ns = prev_t_ns;
+        tr->line = line;
+        i += j;
+        if (i == n)
+            break;
+        /* fewer than 32 bytes buffered, or a bad record */
+        if ((rc = bin_next_slow(tr, &r_recs[i], err)) != 1)
+            break;
+        r_lines[i++] = tr->line - 1;
+    }
+    *r_count = i;
+    return rc;
+}
+
 static void bin_write_header(rs_trace_writer *w)
 {
     uint8_t *p = w->buf + w->len;
@@ -171,6 +209,7 @@ const rs_trace_codec_ops rs_trace_codec_binary = {
     .read_header = bin_read_header,
     .numbered_records = 1,
     .next = bin_next,
+    .next_many = bin_next_many,
     .write_header = bin_write_header,
     .encode = bin_encode,
 };
