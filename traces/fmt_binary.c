@@ -11,6 +11,7 @@
  * fewer than 32 unread bytes remain.
  */
 #include <endian.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,6 +87,20 @@ static int bin_read_header(rs_trace *tr, rs_err *err)
     return 0;
 }
 
+/* On a little-endian host a record's bytes are an rs_rec's (the asserts
+ * check the layout), so one 32-byte copy decodes it, not seven loads and
+ * stores; elsewhere field by field. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+_Static_assert(offsetof(rs_rec, t_ns) == 0 && offsetof(rs_rec, key) == 8 &&
+               offsetof(rs_rec, size_bytes) == 16 && offsetof(rs_rec, aux) == 24 &&
+               offsetof(rs_rec, thread) == 28 && offsetof(rs_rec, op) == 30 &&
+               offsetof(rs_rec, flags) == 31 && sizeof(rs_rec) == BIN_REC_BYTES,
+               "rs_rec is the binary record's layout");
+static inline void decode(const uint8_t *p, rs_rec *r)
+{
+    memcpy(r, p, BIN_REC_BYTES);
+}
+#else
 static inline void decode(const uint8_t *p, rs_rec *r)
 {
     r->t_ns = load64(p);
@@ -96,6 +111,7 @@ static inline void decode(const uint8_t *p, rs_rec *r)
     r->op = p[30];
     r->flags = p[31];
 }
+#endif
 
 /* Rare path: fewer than 32 bytes buffered (refill) or a bad record. */
 static int bin_next_slow(rs_trace *tr, rs_rec *r_rec, rs_err *err)
