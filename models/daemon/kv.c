@@ -37,7 +37,7 @@ typedef struct kv {
     rs_cache_hits hits;     /* GETs */
     uint64_t accounted_peak_bytes, items_peak_count;
     uint32_t nthreads;    /* kv_threads: record.thread is taken modulo this */
-    uint32_t op_thread;   /* the thread of the record being applied */
+    uint32_t op_thread;   /* the thread of the record being applied (its thread mod nthreads) */
     int in_op;            /* a record is being applied (an on-insert trim runs on its thread) */
     rs_idmap keys;        /* key -> object id */
 } kv;
@@ -166,13 +166,13 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
     if (k->keys.mask != before) /* it grew: the key's slot moved */
         slot = probe_h(k, rec->key, h);
     uint64_t accounted;
-    if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, rec->thread, rec->t_ns, &id,
+    if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, k->op_thread, rec->t_ns, &id,
                              &accounted, err)))
         return rc;
     if (id == RS_OID_NONE)
         return 0; /* larger than the cache (objs.admit_max): not admitted */
     if ((rc = k->cache.ops->insert(k->cache.state, id, accounted, err))) {
-        rs_objects_del(&k->objs, id, rec->thread, rec->t_ns);
+        rs_objects_del(&k->objs, id, k->op_thread, rec->t_ns);
         return rc;
     }
     rs_idmap_put(&k->keys, slot, rec->key, h, (uint32_t)id);
@@ -239,11 +239,9 @@ static int apply(kv *k, const rs_rec *rec, uint64_t h, const rs_memo *memo, rs_e
 static int kv_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
     kv *k = state;
-    rs_rec r = *rec;
-    r.thread = (uint16_t)rs_mod64(rec->thread, k->nthreads);
-    k->op_thread = r.thread;
+    k->op_thread = (uint32_t)rs_mod64(rec->thread, k->nthreads);
     k->in_op = 1;
-    int rc = apply(k, &r, memo_hash(rec, memo), memo, err);
+    int rc = apply(k, rec, memo_hash(rec, memo), memo, err);
     k->in_op = 0;
     return rc;
 }
@@ -268,13 +266,13 @@ static int apply(kv *k, const rs_rec *rec, uint64_t h, const rs_memo *memo, rs_e
                 k->cache.ops->touch(k->cache.state, id);
                 return 0;
             }
-            drop(k, slot, rec->thread, rec->t_ns, NULL);
+            drop(k, slot, k->op_thread, rec->t_ns, NULL);
             slot = probe_h(k, rec->key, h);
         }
         return insert(k, slot, h, rec, err);
     case RS_OP_DEL:
         if (s)
-            drop(k, slot, rec->thread, rec->t_ns, NULL);
+            drop(k, slot, k->op_thread, rec->t_ns, NULL);
         return 0;
     case RS_OP_PIN:
     case RS_OP_UNPIN:
