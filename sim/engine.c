@@ -154,9 +154,14 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
            NEARER = N / 8, NEXT = N / 16 };
     _Static_assert((N & (N - 1)) == 0 && NEXT >= 1, "lookahead must be a power of two, >= 16");
     const int stages = eng->prefetch_stages;
-    rs_rec ring[RING];
-    rs_memo memo[RING]; /* the prefetch hook's notes on each buffered record */
-    uint64_t line[RING]; /* where each buffered record came from, for messages */
+    struct { /* one block, so that the loop reaches all three from one base */
+        rs_rec rec[RING];
+        rs_memo memo[RING]; /* the prefetch hook's notes on each buffered record */
+        uint64_t line[RING]; /* where each buffered record came from, for messages */
+    } b;
+    rs_rec *const ring = b.rec;
+    rs_memo *const memo = b.memo;
+    uint64_t *const line = b.line;
     rs_err read_err = { 0 };
     /* records [head, staged) are buffered and staged (prefetch stage 0),
      * [staged, tail) buffered only */
