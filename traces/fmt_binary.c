@@ -4,10 +4,11 @@
  * A 16-byte header ("RSSIMTRC", u32 version = 1, u32 daemon id) and then
  * 32-byte records: u64 t_ns, u64 key, u64 size_bytes, u32 aux, u16 thread,
  * u8 op, u8 flags, all little-endian.  That is struct rs_rec's layout on
- * x86_64, but fields are decoded one by one with explicit byte order so the
- * format does not depend on the host.  This decoder is the simulator's hot
- * path: the common case is one bounds check, four loads and the shared
- * record check (format.h), all inlined; the buffer is refilled only when
+ * x86_64: a little-endian host copies a record whole, any other decodes
+ * it field by field with explicit byte order, so the format does not depend
+ * on the host.  This decoder is the simulator's hot path: the engine reads
+ * through bin_next_many, one loop over the buffered records (a copy and the
+ * shared record check, format.h, each); the buffer is refilled only when
  * fewer than 32 unread bytes remain.
  */
 #include <endian.h>
