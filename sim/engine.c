@@ -11,6 +11,14 @@ void rs_engine_init(rs_engine *eng)
     memset(eng, 0, sizeof *eng);
     rs_evq_init(&eng->q);
     eng->prefetch_stages = 3;
+    eng->due_ns = UINT64_MAX;
+}
+
+/* A timer was pushed for t_ns: it may be the earliest. */
+static void pushed(rs_engine *eng, uint64_t t_ns)
+{
+    if (t_ns < eng->due_ns)
+        eng->due_ns = t_ns;
 }
 
 void rs_engine_release(rs_engine *eng)
@@ -20,9 +28,12 @@ void rs_engine_release(rs_engine *eng)
 
 int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_err *err)
 {
-    int rc = rs_evq_push(&eng->q, t_ns < eng->now_ns ? eng->now_ns : t_ns, 0, fn, ctx, err);
-    if (!rc)
+    uint64_t at_ns = t_ns < eng->now_ns ? eng->now_ns : t_ns;
+    int rc = rs_evq_push(&eng->q, at_ns, 0, fn, ctx, err);
+    if (!rc) {
         eng->pending++;
+        pushed(eng, at_ns);
+    }
     return rc;
 }
 
@@ -31,7 +42,10 @@ int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
 {
     if (!period_ns)
         return rs_fail(err, RS_EINPUT, "a periodic timer needs a period > 0");
-    return rs_evq_push(&eng->q, first_ns, period_ns, fn, ctx, err);
+    int rc = rs_evq_push(&eng->q, first_ns, period_ns, fn, ctx, err);
+    if (!rc)
+        pushed(eng, first_ns);
+    return rc;
 }
 
 void rs_engine_hold(rs_engine *eng)
@@ -69,7 +83,10 @@ int rs_engine_observe_every(rs_engine *eng, uint64_t first_ns, uint64_t period_n
 {
     if (!period_ns)
         return rs_fail(err, RS_EINPUT, "a periodic timer needs a period > 0");
-    return rs_evq_push_prio(&eng->q, first_ns, period_ns, RS_PRIO_OBSERVE, fn, ctx, err);
+    int rc = rs_evq_push_prio(&eng->q, first_ns, period_ns, RS_PRIO_OBSERVE, fn, ctx, err);
+    if (!rc)
+        pushed(eng, first_ns);
+    return rc;
 }
 
 /* Fire every timer due at or before t_ns. */
@@ -95,6 +112,7 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
         }
         ev.fn(ev.ctx, ev.t_ns);
     }
+    eng->due_ns = rs_evq_next_ns(&eng->q);
     if (eng->stopped) {
         if (err)
             *err = eng->error;
@@ -103,27 +121,59 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
     return 0;
 }
 
+/* Decode records into the ring's free entries [*tail, head + RING), in at
+ * most two runs (it wraps): returns 1 while the source goes on, else its
+ * end (0) or error (read_err). */
+static int fill(const rs_rec_source *src, rs_rec *ring, uint64_t *line, size_t ring_len,
+                uint64_t head, uint64_t *tail, rs_err *read_err)
+{
+    int rc = 1;
+    while (rc == 1 && *tail - head < ring_len) {
+        size_t at = (size_t)(*tail & (ring_len - 1)), n = ring_len - at, got = 0;
+        if (n > ring_len - (*tail - head))
+            n = ring_len - (size_t)(*tail - head);
+        if (src->next_many) {
+            rc = src->next_many(src->ctx, &ring[at], &line[at], n, &got, read_err);
+        } else {
+            for (; got < n && (rc = src->next(src->ctx, &ring[at + got], read_err)) == 1; got++)
+                line[at + got] = src->line(src->ctx);
+        }
+        *tail += got;
+    }
+    return rc;
+}
+
 int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
                   rs_prefetch_fn prefetch, void *ctx, uint64_t tail_ns, uint64_t *r_end_ns,
                   rs_err *err)
 {
-    enum { N = RS_ENGINE_LOOKAHEAD, MASK = N - 1, MID = N / 2, NEAR = N / 4, NEARER = N / 8, NEXT = N / 16 };
-    _Static_assert((N & MASK) == 0 && NEXT >= 1, "lookahead must be a power of two, >= 16");
+    /* Records are decoded RING ahead, a batch at a time, and handed to the
+     * prefetch hook N ahead (stage 0), one a record, as before batching: the
+     * hook sees the same calls in the same order whatever the batch. */
+    enum { N = RS_ENGINE_LOOKAHEAD, RING = 4 * N, MASK = RING - 1, MID = N / 2, NEAR = N / 4,
+           NEARER = N / 8, NEXT = N / 16 };
+    _Static_assert((N & (N - 1)) == 0 && NEXT >= 1, "lookahead must be a power of two, >= 16");
     const int stages = eng->prefetch_stages;
-    rs_rec ring[N];
-    rs_memo memo[N];  /* the prefetch hook's notes on each buffered record */
-    uint64_t line[N]; /* where each buffered record came from, for messages */
+    struct { /* one block, so that the loop reaches all three from one base */
+        rs_rec rec[RING];
+        rs_memo memo[RING]; /* the prefetch hook's notes on each buffered record */
+        uint64_t line[RING]; /* where each buffered record came from, for messages */
+    } b;
+    rs_rec *const ring = b.rec;
+    rs_memo *const memo = b.memo;
+    uint64_t *const line = b.line;
     rs_err read_err = { 0 };
-    uint64_t last_ns = 0, head = 0, tail = 0; /* records [head, tail) are buffered */
-    int read_rc = 1, rc;
+    /* records [head, staged) are buffered and staged (prefetch stage 0),
+     * [staged, tail) buffered only */
+    uint64_t last_ns = 0, head = 0, staged = 0, tail = 0;
+    int read_rc, rc;
     const uint64_t horizon_ns = eng->horizon_ns ? eng->horizon_ns : UINT64_MAX; /* one compare a record */
 
-    while (tail - head < N && (read_rc = src->next(src->ctx, &ring[tail & MASK], &read_err)) == 1) {
-        line[tail & MASK] = src->line(src->ctx);
-        memo[tail & MASK] = (rs_memo){ { 0, 0 } };
+    read_rc = fill(src, ring, line, RING, head, &tail, &read_err);
+    for (; staged < tail && staged < N; staged++) {
+        memo[staged & MASK] = (rs_memo){ { 0, 0 } };
         if (prefetch)
-            prefetch(ctx, &ring[tail & MASK], &memo[tail & MASK], 0);
-        tail++;
+            prefetch(ctx, &ring[staged & MASK], &memo[staged & MASK], 0);
     }
     /* the first record runs at its time, or now if that is later (below) */
     if (tail)
@@ -142,18 +192,18 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
                            "to start near 0", src->path, (unsigned long long)line[head & MASK],
                            (unsigned long long)rec->t_ns, (unsigned long long)horizon_ns,
                            eng->horizon_why ? eng->horizon_why : "the run's bound");
-        if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err))) {
+        if (eng->due_ns <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err))) {
             if (rc == RS_EINPUT) /* a timer due by this record refused to go on */
                 rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
             return rc;
         }
-        if (prefetch && head + MID < tail)
+        if (prefetch && head + MID < staged)
             prefetch(ctx, &ring[(head + MID) & MASK], &memo[(head + MID) & MASK], 1);
-        if (prefetch && head + NEAR < tail)
+        if (prefetch && head + NEAR < staged)
             prefetch(ctx, &ring[(head + NEAR) & MASK], &memo[(head + NEAR) & MASK], 2);
-        if (stages > 3 && prefetch && head + NEARER < tail)
+        if (stages > 3 && prefetch && head + NEARER < staged)
             prefetch(ctx, &ring[(head + NEARER) & MASK], &memo[(head + NEARER) & MASK], 3);
-        if (stages > 4 && prefetch && head + NEXT < tail)
+        if (stages > 4 && prefetch && head + NEXT < staged)
             prefetch(ctx, &ring[(head + NEXT) & MASK], &memo[(head + NEXT) & MASK], 4);
         eng->now_ns = rec->t_ns;
         last_ns = rec->t_ns;
@@ -165,12 +215,13 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
             return rc;
         }
         head++;
-        if (read_rc == 1 && (read_rc = src->next(src->ctx, &ring[tail & MASK], &read_err)) == 1) {
-            line[tail & MASK] = src->line(src->ctx);
-            memo[tail & MASK] = (rs_memo){ { 0, 0 } };
+        if (staged == tail && read_rc == 1)
+            read_rc = fill(src, ring, line, RING, head, &tail, &read_err);
+        if (staged < tail) {
+            memo[staged & MASK] = (rs_memo){ { 0, 0 } };
             if (prefetch)
-                prefetch(ctx, &ring[tail & MASK], &memo[tail & MASK], 0);
-            tail++;
+                prefetch(ctx, &ring[staged & MASK], &memo[staged & MASK], 0);
+            staged++;
         }
     }
     eng->last_rec_ns = last_ns;

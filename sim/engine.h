@@ -6,10 +6,12 @@
  * engine starts none) with the event calendar (timers: trim, sample, release...).
  * Records are never pushed into the heap: the loop compares the next record's
  * time with the heap head and takes the earlier, timers first on a tie (a
- * trim due at t happens before the operation at t).  Records are read
- * RS_ENGINE_LOOKAHEAD ahead so the handler can prefetch what they will touch
- * (a replay is memory-latency bound); a read error ahead surfaces when the
- * loop reaches it, so every record before a bad one is still handled.
+ * trim due at t happens before the operation at t).  Records are decoded
+ * a batch at a time, up to 4 × RS_ENGINE_LOOKAHEAD ahead (the source's
+ * next_many), and handed to the prefetch hook RS_ENGINE_LOOKAHEAD ahead so
+ * the handler can prefetch what they will touch (a replay is memory-latency
+ * bound); a read error ahead surfaces when the loop reaches it, so every
+ * record before a bad one is still handled.
  * After the stream ends
  * the timers keep firing until end = last record time + tail_ns.
  * Virtual time only: nothing here reads a clock.
@@ -45,6 +47,11 @@ typedef struct rs_engine {
      * rs_engine_init; a daemon whose records chain more misses may ask for
      * up to RS_ENGINE_PREFETCH_STAGES. */
     int prefetch_stages;
+    /* At most the earliest timer's time (rs_evq_next_ns): lowered by every
+     * push through the engine, set again after timers fire, so the run loop
+     * compares a record's time with one field; a pop outside the engine
+     * only leaves it early, which costs a needless look at the heap. */
+    uint64_t due_ns;
 } rs_engine;
 
 /* The most periodic timer callbacks one run may fire (a trim every

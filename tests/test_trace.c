@@ -211,6 +211,29 @@ static void expect_fail_buf(const void *data, size_t n, size_t buf, const char *
             check_passed++;
         }
     }
+    /* the same error through rs_trace_next_many, batches of 1, 3 and 16 */
+    static const size_t batches[] = { 1, 3, 16 };
+    for (size_t b = 0; b < sizeof batches / sizeof batches[0]; b++) {
+        size_t batch = batches[b];
+        rs_err err = { 0 };
+        rs_trace *tr;
+        rs_rec r[16];
+        uint64_t lines[16];
+        size_t got;
+        int rc = rs_trace_open_mem(&tr, data, n, "T", buf, &err);
+        if (rc == 0) {
+            while ((rc = rs_trace_next_many(tr, r, lines, batch, &got, &err)) == 1)
+                ;
+            rs_trace_close(tr);
+        }
+        if (rc >= 0 || err.code != RS_EINPUT || !strstr(err.msg, want)) {
+            check_failed++;
+            fprintf(stderr, "%s:%d: expected error containing \"%s\", got rc %d: \"%s\" (batches of %zu)\n",
+                    __FILE__, line, want, rc, err.msg, batch);
+        } else {
+            check_passed++;
+        }
+    }
 }
 
 #define EXPECT_FAIL(text, want) expect_fail_buf(text, strlen(text), 0, want, __LINE__)
@@ -312,6 +335,46 @@ static size_t bin_rec(uint8_t *p, uint64_t t, uint64_t key, uint64_t size, uint8
     rs_rec r = { .t_ns = t, .key = key, .size_bytes = size, .op = op, .flags = flags };
     memcpy(p, &r, 32);
     return 32;
+}
+
+/* rs_trace_next_many gives what as many rs_trace_next calls give: the
+ * records, their lines, the end, and the records before a bad one, whatever
+ * the batch and the reader's buffer (records split across refills). */
+static void test_next_many(void)
+{
+    uint8_t b[16 + 40 * 32];
+    size_t n = bin_header(b, 1, 1);
+    for (uint64_t i = 0; i < 40; i++)
+        n += bin_rec(b + n, 10 + i, i, 1 + i, RS_OP_GET, 0);
+    for (int bad = 0; bad < 2; bad++) {
+        if (bad) /* record 30 goes back in time */
+            bin_rec(b + 16 + 29 * 32, 1, 29, 30, RS_OP_GET, 0);
+        for (size_t buf = 64; buf <= 4096; buf *= 8)
+            for (size_t batch = 1; batch <= 17; batch += 4) {
+                rs_err e1 = { 0 }, e2 = { 0 };
+                rs_trace *t1, *t2;
+                CHECK(rs_trace_open_mem(&t1, b, n, "T", buf, &e1) == 0);
+                CHECK(rs_trace_open_mem(&t2, b, n, "T", buf, &e2) == 0);
+                rs_rec r1, r2[17];
+                uint64_t lines[17];
+                size_t got, seen = 0;
+                int rc1 = 1, rc2;
+                do {
+                    rc2 = rs_trace_next_many(t2, r2, lines, batch, &got, &e2);
+                    CHECK(got <= batch && (rc2 != 1 || got == batch));
+                    for (size_t i = 0; i < got; i++, seen++) {
+                        CHECK((rc1 = rs_trace_next(t1, &r1, &e1)) == 1);
+                        CHECK(!memcmp(&r1, &r2[i], sizeof r1));
+                        CHECK_EQ_U64(lines[i], rs_trace_line(t1));
+                    }
+                } while (rc2 == 1);
+                CHECK_EQ_U64(seen, bad ? 29 : 40);
+                CHECK((rc1 = rs_trace_next(t1, &r1, &e1)) == rc2);
+                CHECK(!strcmp(e1.msg, e2.msg));
+                rs_trace_close(t1);
+                rs_trace_close(t2);
+            }
+    }
 }
 
 static void test_binary_errors(void)
@@ -576,6 +639,7 @@ int main(void)
     test_text_errors();
     test_text_accepts();
     test_binary_errors();
+    test_next_many();
     test_compressed_streams();
     test_writer();
     test_summary();

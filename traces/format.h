@@ -120,6 +120,9 @@ struct rs_trace {
     size_t nops;        /* known ops, for text's name lookup */
     rs_op_entry ops[RS_OP__MAX + 1];
     int (*next)(rs_trace *tr, rs_rec *r_rec, rs_err *err); /* fmt->next, or a foreign reader's */
+    /* fmt->next_many, or NULL (a foreign reader, an encoding without one) */
+    int (*next_many)(rs_trace *tr, rs_rec *r_recs, uint64_t *r_lines, size_t n, size_t *r_count,
+                     rs_err *err);
     void *imp;                  /* a foreign reader's state (foreign.h), or NULL */
     void (*imp_free)(void *imp);
 };

@@ -327,6 +327,7 @@ int rs_trace_open_src_map(rs_trace **r_tr, rs_src *src, const char *name, size_t
     rs_op_class_fill(tr->daemon_id, tr->op_class);
     tr->nops = rs_op_entries(tr->ops);
     tr->next = tr->fmt->next;
+    tr->next_many = tr->fmt->next_many;
     *r_tr = tr;
     return 0;
 }
@@ -421,6 +422,24 @@ int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
     /* read in place from a file: at the end, or on an error, make sure the
      * file did not change under the reader (an error then says so, not what
      * the changed bytes looked like) */
+    if (RS_UNLIKELY(rc <= 0) && !tr->own_buf && rs_src_view_check(&tr->src, err))
+        return rs_err_prefix(err, "%s:%llu", tr->path, (unsigned long long)tr->line);
+    return rc;
+}
+
+int rs_trace_next_many(rs_trace *tr, rs_rec *r_recs, uint64_t *r_lines, size_t n,
+                       size_t *r_count, rs_err *err)
+{
+    size_t i = 0;
+    int rc = 1;
+    if (tr->next_many) {
+        rc = tr->next_many(tr, r_recs, r_lines, n, &i, err);
+    } else {
+        for (; i < n && (rc = tr->next(tr, &r_recs[i], err)) == 1; i++)
+            r_lines[i] = rs_trace_line(tr);
+    }
+    *r_count = i;
+    /* the end or an error: the same check as rs_trace_next's */
     if (RS_UNLIKELY(rc <= 0) && !tr->own_buf && rs_src_view_check(&tr->src, err))
         return rs_err_prefix(err, "%s:%llu", tr->path, (unsigned long long)tr->line);
     return rc;

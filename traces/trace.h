@@ -113,6 +113,13 @@ int rs_trace_open_foreign_mem(rs_trace **r_tr, const void *data, size_t len, con
                               const char *format, rs_err *err);
 /* Next record: 1 = a record in *r_rec, 0 = end of trace, <0 = error. */
 int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err);
+/* Up to n records into r_recs and each one's line (rs_trace_line's) into
+ * r_lines, *r_count of them: 1 when all n were read, else 0 = end of trace
+ * or <0 = error after the *r_count before it.  The same records and
+ * errors as n calls of rs_trace_next, in one call (the binary encoding
+ * decodes them in one loop). */
+int rs_trace_next_many(rs_trace *tr, rs_rec *r_recs, uint64_t *r_lines, size_t n,
+                       size_t *r_count, rs_err *err);
 const char *rs_trace_daemon(const rs_trace *tr); /* e.g. "kv" */
 const char *rs_trace_format(const rs_trace *tr); /* "text" | "binary" */
 /* 1 when tr's positions count records (a binary trace), not text lines. */
@@ -200,6 +207,10 @@ typedef struct rs_trace_codec_ops {
      * messages then say "record N" too. */
     int numbered_records;
     int (*next)(rs_trace *tr, rs_rec *r_rec, rs_err *err);
+    /* Optional: records as rs_trace_next_many, without its end check (NULL:
+     * next is called for each). */
+    int (*next_many)(rs_trace *tr, rs_rec *r_recs, uint64_t *r_lines, size_t n, size_t *r_count,
+                     rs_err *err);
 
     /* Write (NULL when the codec cannot write): encode into w->buf + w->len
      * (room for rec_max_bytes guaranteed), advancing w->len. */

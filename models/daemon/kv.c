@@ -37,7 +37,7 @@ typedef struct kv {
     rs_cache_hits hits;     /* GETs */
     uint64_t accounted_peak_bytes, items_peak_count;
     uint32_t nthreads;    /* kv_threads: record.thread is taken modulo this */
-    uint32_t op_thread;   /* the thread of the record being applied */
+    uint32_t op_thread;   /* the thread of the record being applied (its thread mod nthreads) */
     int in_op;            /* a record is being applied (an on-insert trim runs on its thread) */
     rs_idmap keys;        /* key -> object id */
 } kv;
@@ -166,13 +166,13 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
     if (k->keys.mask != before) /* it grew: the key's slot moved */
         slot = probe_h(k, rec->key, h);
     uint64_t accounted;
-    if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, rec->thread, rec->t_ns, &id,
+    if ((rc = rs_objects_add(&k->objs, rec->key, rec->size_bytes, 0, k->op_thread, rec->t_ns, &id,
                              &accounted, err)))
         return rc;
     if (id == RS_OID_NONE)
         return 0; /* larger than the cache (objs.admit_max): not admitted */
     if ((rc = k->cache.ops->insert(k->cache.state, id, accounted, err))) {
-        rs_objects_del(&k->objs, id, rec->thread, rec->t_ns);
+        rs_objects_del(&k->objs, id, k->op_thread, rec->t_ns);
         return rc;
     }
     rs_idmap_put(&k->keys, slot, rec->key, h, (uint32_t)id);
@@ -186,34 +186,69 @@ static int insert(kv *k, uint64_t slot, uint64_t h, const rs_rec *rec, rs_err *e
 }
 
 /* The memo kv_prefetch keeps on a record: word[0] the key's hash, word[1]
- * MEMO_HASHED, | MEMO_GUESSED with the id stage 1 guessed in the high half.
- * Working both out once per record, not at every stage and again in the op,
- * made a replay a tenth faster. */
+ * MEMO_HASHED, | MEMO_GUESSED once stage 1 looked for the key's slot, with
+ * what it found in the high half: the slot's id + 1 (0: none), and in bits
+ * 8..15 the slot's distance from the key's home.  Working the hash out once
+ * per record, not at every stage and again in the op, made a replay a
+ * tenth faster; the op checks the slot found first (find_slot). */
 #define MEMO_HASHED 1u
 #define MEMO_GUESSED 2u
+#define MEMO_DIST_SHIFT 8
 
 static uint64_t memo_hash(const rs_rec *rec, const rs_memo *memo)
 {
     return memo && (memo->word[1] & MEMO_HASHED) ? memo->word[0] : rs_hash64(rec->key);
 }
 
-static int apply(kv *k, const rs_rec *rec, uint64_t h, rs_err *err);
+/* rs_idmap_guess, noting where: word[1]'s guess bits for the slot within
+ * 16 of the key's home holding its fingerprint (unconfirmed), or none. */
+static uint64_t guess(const rs_idmap *m, uint64_t key, uint64_t h)
+{
+    uint64_t fp = rs_idmap_fingerprint(key, h), i = rs_idmap_home(m, h);
+    for (uint64_t n = 0; n < 16; n++, i = (i + 1) & m->mask) {
+        uint64_t s = m->slots[i];
+        if (!s)
+            break;
+        if ((s >> 32) == fp)
+            return MEMO_GUESSED | n << MEMO_DIST_SHIFT | s << 32;
+    }
+    return MEMO_GUESSED;
+}
+
+/* The key's slot, as probe_h finds it: first the slot stage 1 found, if it
+ * still holds the key's fingerprint and id (keys are unique, so that slot
+ * is the key's; a hashed fingerprint is confirmed by the key, as a probe
+ * confirms it), else a probe (a miss, or a key moved by a deletion or a
+ * growth since).  A hit then reads one slot, not the probe's run. */
+static inline uint64_t find_slot(const kv *k, uint64_t key, uint64_t h, const rs_memo *memo)
+{
+    uint64_t w = memo ? memo->word[1] : 0;
+    if ((w & MEMO_GUESSED) && (w >> 32)) {
+        uint64_t fp = rs_idmap_fingerprint(key, h);
+        uint64_t i = (rs_idmap_home(&k->keys, h) + ((w >> MEMO_DIST_SHIFT) & 0xff)) & k->keys.mask;
+        uint64_t s = k->keys.slots[i];
+        if (s == (fp << 32 | w >> 32) &&
+            (!(fp & RS_IDMAP_HASHED) || key_of(k, (uint32_t)s - 1) == key))
+            return i;
+    }
+    return probe_h(k, key, h);
+}
+
+static int apply(kv *k, const rs_rec *rec, uint64_t h, const rs_memo *memo, rs_err *err);
 
 static int kv_op(void *state, const rs_rec *rec, const rs_memo *memo, rs_err *err)
 {
     kv *k = state;
-    rs_rec r = *rec;
-    r.thread = (uint16_t)rs_mod64(rec->thread, k->nthreads);
-    k->op_thread = r.thread;
+    k->op_thread = (uint32_t)rs_mod64(rec->thread, k->nthreads);
     k->in_op = 1;
-    int rc = apply(k, &r, memo_hash(rec, memo), err);
+    int rc = apply(k, rec, memo_hash(rec, memo), memo, err);
     k->in_op = 0;
     return rc;
 }
 
-static int apply(kv *k, const rs_rec *rec, uint64_t h, rs_err *err)
+static int apply(kv *k, const rs_rec *rec, uint64_t h, const rs_memo *memo, rs_err *err)
 {
-    uint64_t slot = probe_h(k, rec->key, h);
+    uint64_t slot = find_slot(k, rec->key, h, memo);
     rs_oid id = rs_idmap_id(&k->keys, slot);
     int s = id != RS_IDMAP_NONE; /* the key is cached */
 
@@ -231,13 +266,13 @@ static int apply(kv *k, const rs_rec *rec, uint64_t h, rs_err *err)
                 k->cache.ops->touch(k->cache.state, id);
                 return 0;
             }
-            drop(k, slot, rec->thread, rec->t_ns, NULL);
+            drop(k, slot, k->op_thread, rec->t_ns, NULL);
             slot = probe_h(k, rec->key, h);
         }
         return insert(k, slot, h, rec, err);
     case RS_OP_DEL:
         if (s)
-            drop(k, slot, rec->thread, rec->t_ns, NULL);
+            drop(k, slot, k->op_thread, rec->t_ns, NULL);
         return 0;
     case RS_OP_PIN:
     case RS_OP_UNPIN:
@@ -261,31 +296,29 @@ static int apply(kv *k, const rs_rec *rec, uint64_t h, rs_err *err)
 }
 
 /* Stage 0: the key's home slot; stage 1 (the slot is cached by then): the
- * object and its cache-policy links; stage 2: the links' neighbours. */
+ * object and its cache-policy links; stage 2: the links' neighbours.  Each
+ * stage does only its own work: it is called three times a record. */
 static void kv_prefetch(void *state, const rs_rec *rec, rs_memo *memo, int stage)
 {
     const kv *k = state;
-    uint64_t h = memo_hash(rec, memo);
     if (stage == 0) {
+        uint64_t h = rs_hash64(rec->key);
         memo->word[0] = h;
         memo->word[1] = MEMO_HASHED;
         rs_idmap_prefetch(&k->keys, h);
         return;
     }
-    rs_oid id;
-    if (memo->word[1] & MEMO_GUESSED) {
-        id = (rs_oid)(memo->word[1] >> 32);
-    } else {
-        id = rs_idmap_guess(&k->keys, rec->key, h);
-        memo->word[1] |= MEMO_GUESSED | (uint64_t)id << 32;
+    uint64_t w = memo->word[1];
+    if (!(w & MEMO_GUESSED)) {
+        uint64_t h = memo_hash(rec, memo);
+        w = memo->word[1] = MEMO_HASHED | guess(&k->keys, rec->key, h);
+        memo->word[0] = h;
+        /* a GET hit on a small key reads no object record */
+        if ((w >> 32) && (rs_idmap_fingerprint(rec->key, h) & RS_IDMAP_HASHED || rec->op != RS_OP_GET))
+            __builtin_prefetch(&k->objs.obj[(w >> 32) - 1]);
     }
-    if (id == RS_IDMAP_NONE)
-        return;
-    /* a GET hit on a small key reads no object record */
-    if (stage == 1 && (rs_idmap_fingerprint(rec->key, h) & RS_IDMAP_HASHED || rec->op != RS_OP_GET))
-        __builtin_prefetch(&k->objs.obj[id]);
-    if (k->cache.ops->prefetch)
-        k->cache.ops->prefetch(k->cache.state, id, stage - 1);
+    if ((w >> 32) && k->cache.ops->prefetch)
+        k->cache.ops->prefetch(k->cache.state, (rs_oid)((w >> 32) - 1), stage - 1);
 }
 
 static void kv_destroy(void *state)
