@@ -204,15 +204,8 @@ static uint64_t memo_hash(const rs_rec *rec, const rs_memo *memo)
  * 16 of the key's home holding its fingerprint (unconfirmed), or none. */
 static uint64_t guess(const rs_idmap *m, uint64_t key, uint64_t h)
 {
-    uint64_t fp = rs_idmap_fingerprint(key, h), i = rs_idmap_home(m, h);
-    for (uint64_t n = 0; n < 16; n++, i = (i + 1) & m->mask) {
-        uint64_t s = m->slots[i];
-        if (!s)
-            break;
-        if ((s >> 32) == fp)
-            return MEMO_GUESSED | n << MEMO_DIST_SHIFT | s << 32;
-    }
-    return MEMO_GUESSED;
+    uint64_t dist = 0, s = rs_idmap_guess_slot(m, key, h, &dist);
+    return s ? MEMO_GUESSED | dist << MEMO_DIST_SHIFT | s << 32 : MEMO_GUESSED;
 }
 
 /* The key's slot, as probe_h finds it: first the slot stage 1 found, if it

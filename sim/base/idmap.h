@@ -102,17 +102,27 @@ static inline void rs_idmap_prefetch(const rs_idmap *m, uint64_t h)
     __builtin_prefetch(&m->slots[rs_idmap_home(m, h)]);
 }
 
-static inline uint32_t rs_idmap_guess(const rs_idmap *m, uint64_t key, uint64_t h)
+/* The slot word within 16 of the key's home whose fingerprint matches
+ * (unconfirmed), its distance from home in *r_dist; 0 if none. */
+static inline uint64_t rs_idmap_guess_slot(const rs_idmap *m, uint64_t key, uint64_t h, uint64_t *r_dist)
 {
     uint64_t fp = rs_idmap_fingerprint(key, h), i = rs_idmap_home(m, h);
-    for (unsigned n = 0; n < 16; n++, i = (i + 1) & m->mask) {
+    for (uint64_t n = 0; n < 16; n++, i = (i + 1) & m->mask) {
         uint64_t s = m->slots[i];
         if (!s)
             break;
-        if ((s >> 32) == fp)
-            return (uint32_t)s - 1;
+        if ((s >> 32) == fp) {
+            *r_dist = n;
+            return s;
+        }
     }
-    return RS_IDMAP_NONE;
+    return 0;
+}
+
+static inline uint32_t rs_idmap_guess(const rs_idmap *m, uint64_t key, uint64_t h)
+{
+    uint64_t dist, s = rs_idmap_guess_slot(m, key, h, &dist);
+    return s ? (uint32_t)s - 1 : RS_IDMAP_NONE;
 }
 
 #endif
