@@ -226,8 +226,11 @@ typedef struct tc_span {
 typedef struct tc_central {
     uint32_t nonempty, empty; /* sentinel records */
     uint64_t num_spans;
-    uint64_t counter;         /* free objects in spans */
     int32_t used_slots, cache_size, max_cache_size;
+    /* free objects in spans; not num_spans' neighbour, or GCC's SLP
+     * vectorizer makes Populate's two adds one 16-byte load, add and store,
+     * and the load waits for a fetch's 8-byte store to counter just made */
+    uint64_t counter;
     /* the transfer cache's used slots: each a batch of object offsets in
      * the order of the chain gperftools keeps there (its head first) */
     uint64_t tc_objs[MAX_TRANSFER_ENTRIES][TRANSFER_NUM_OBJ];
