@@ -11,14 +11,6 @@ void rs_engine_init(rs_engine *eng)
     memset(eng, 0, sizeof *eng);
     rs_evq_init(&eng->q);
     eng->prefetch_stages = 3;
-    eng->due_ns = UINT64_MAX;
-}
-
-/* A timer was pushed for t_ns: it may be the earliest. */
-static void pushed(rs_engine *eng, uint64_t t_ns)
-{
-    if (t_ns < eng->due_ns)
-        eng->due_ns = t_ns;
 }
 
 void rs_engine_release(rs_engine *eng)
@@ -30,10 +22,8 @@ int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_er
 {
     uint64_t at_ns = t_ns < eng->now_ns ? eng->now_ns : t_ns;
     int rc = rs_evq_push(&eng->q, at_ns, 0, fn, ctx, err);
-    if (!rc) {
+    if (!rc)
         eng->pending++;
-        pushed(eng, at_ns);
-    }
     return rc;
 }
 
@@ -42,10 +32,7 @@ int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
 {
     if (!period_ns)
         return rs_fail(err, RS_EINPUT, "a periodic timer needs a period > 0");
-    int rc = rs_evq_push(&eng->q, first_ns, period_ns, fn, ctx, err);
-    if (!rc)
-        pushed(eng, first_ns);
-    return rc;
+    return rs_evq_push(&eng->q, first_ns, period_ns, fn, ctx, err);
 }
 
 void rs_engine_hold(rs_engine *eng)
@@ -83,10 +70,7 @@ int rs_engine_observe_every(rs_engine *eng, uint64_t first_ns, uint64_t period_n
 {
     if (!period_ns)
         return rs_fail(err, RS_EINPUT, "a periodic timer needs a period > 0");
-    int rc = rs_evq_push_prio(&eng->q, first_ns, period_ns, RS_PRIO_OBSERVE, fn, ctx, err);
-    if (!rc)
-        pushed(eng, first_ns);
-    return rc;
+    return rs_evq_push_prio(&eng->q, first_ns, period_ns, RS_PRIO_OBSERVE, fn, ctx, err);
 }
 
 /* Fire every timer due at or before t_ns. */
@@ -112,7 +96,6 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
         }
         ev.fn(ev.ctx, ev.t_ns);
     }
-    eng->due_ns = rs_evq_next_ns(&eng->q);
     if (eng->stopped) {
         if (err)
             *err = eng->error;
@@ -192,7 +175,7 @@ int rs_engine_run(rs_engine *eng, const rs_rec_source *src, rs_rec_fn on_rec,
                            "to start near 0", src->path, (unsigned long long)line[head & MASK],
                            (unsigned long long)rec->t_ns, (unsigned long long)horizon_ns,
                            eng->horizon_why ? eng->horizon_why : "the run's bound");
-        if (eng->due_ns <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err))) {
+        if (rs_evq_next_ns(&eng->q) <= rec->t_ns && (rc = fire_until(eng, rec->t_ns, err))) {
             if (rc == RS_EINPUT) /* a timer due by this record refused to go on */
                 rs_err_prefix(err, "%s:%llu", src->path, (unsigned long long)line[head & MASK]);
             return rc;

@@ -47,11 +47,6 @@ typedef struct rs_engine {
      * rs_engine_init; a daemon whose records chain more misses may ask for
      * up to RS_ENGINE_PREFETCH_STAGES. */
     int prefetch_stages;
-    /* At most the earliest timer's time (rs_evq_next_ns): lowered by every
-     * push through the engine, set again after timers fire, so the run loop
-     * compares a record's time with one field; a pop outside the engine
-     * only leaves it early, which costs a needless look at the heap. */
-    uint64_t due_ns;
 } rs_engine;
 
 /* The most periodic timer callbacks one run may fire (a trim every

@@ -416,15 +416,19 @@ int rs_trace_open_mem(rs_trace **r_tr, const void *data, size_t len, const char 
     return rs_trace_open_src(r_tr, &src, name, buf_bytes, err);
 }
 
-int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
+/* A read's result rc: read in place from a file, at the end or on an
+ * error, make sure the file did not change under the reader (an error then
+ * says so, not what the changed bytes looked like). */
+static inline int read_end(rs_trace *tr, int rc, rs_err *err)
 {
-    int rc = tr->next(tr, r_rec, err);
-    /* read in place from a file: at the end, or on an error, make sure the
-     * file did not change under the reader (an error then says so, not what
-     * the changed bytes looked like) */
     if (RS_UNLIKELY(rc <= 0) && !tr->own_buf && rs_src_view_check(&tr->src, err))
         return rs_err_prefix(err, "%s:%llu", tr->path, (unsigned long long)tr->line);
     return rc;
+}
+
+int rs_trace_next(rs_trace *tr, rs_rec *r_rec, rs_err *err)
+{
+    return read_end(tr, tr->next(tr, r_rec, err), err);
 }
 
 int rs_trace_next_many(rs_trace *tr, rs_rec *r_recs, uint64_t *r_lines, size_t n,
@@ -439,10 +443,7 @@ int rs_trace_next_many(rs_trace *tr, rs_rec *r_recs, uint64_t *r_lines, size_t n
             r_lines[i] = rs_trace_line(tr);
     }
     *r_count = i;
-    /* the end or an error: the same check as rs_trace_next's */
-    if (RS_UNLIKELY(rc <= 0) && !tr->own_buf && rs_src_view_check(&tr->src, err))
-        return rs_err_prefix(err, "%s:%llu", tr->path, (unsigned long long)tr->line);
-    return rc;
+    return read_end(tr, rc, err);
 }
 
 const char *rs_trace_path(const rs_trace *tr)

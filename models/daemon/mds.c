@@ -1168,15 +1168,13 @@ __attribute__((noinline)) static void prefetch_slots(const mds *m, const rs_rec 
 __attribute__((noinline)) static void prefetch_records(const mds *m, const rs_rec *rec, rs_memo *memo)
 {
     unsigned op = rec->op;
-    uint64_t w0 = memo->word[0], w1 = memo->word[1];
-    int hashed = (w1 & MEMO_HASHED) != 0;
+    uint64_t w1 = memo->word[1];
     /* a create's inode is not in the table (if it were, the op is
      * refused): its probe would run to an empty slot for nothing */
-    uint32_t idx = op_creates(op) ? RS_IDMAP_NONE
-                                  : rs_idmap_guess(&m->inos, rec->key,
-                                                   hashed ? w1 & MEMO_HASH_MASK : rs_hash64(rec->key));
+    uint32_t idx = op_creates(op) ? RS_IDMAP_NONE : rs_idmap_guess(&m->inos, rec->key, key_hash(rec, memo));
     uint32_t p = op_has_parent(op)
-                     ? rs_idmap_guess(&m->inos, rec->size_bytes, hashed ? w0 : rs_hash64(rec->size_bytes))
+                     ? rs_idmap_guess(&m->inos, rec->size_bytes,
+                                      w1 & MEMO_HASHED ? memo->word[0] : rs_hash64(rec->size_bytes))
                      : RS_IDMAP_NONE;
     if (idx != RS_IDMAP_NONE)
         __builtin_prefetch(&m->ino[idx]);

@@ -48,6 +48,7 @@
  */
 #include "mds_base.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,19 +289,19 @@ int rs_mds_base_journal(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err
     return rc;
 }
 
-/* Expiry's writes for one more event of an expiring segment, while the
- * Objecter's throttle lets them in (the rest waits and is written later
- * from the same buffers). */
+/* The Objecter's throttle holds back expiry's writes for one more event
+ * (they wait, and are written later from the same buffers). */
 static int expire_throttled(const rs_mds_base *b)
 {
     return !b->expire_event_bytes || (b->xa_count + 1) * b->expire_event_bytes > b->expire_cap_bytes;
 }
 
+/* Expiry's writes for one more event of an expiring segment, which the
+ * throttle lets in. */
 static int expire_event(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err *err)
 {
     uint64_t held = b->xa_count * b->expire_event_bytes;
-    if (expire_throttled(b))
-        return 0;
+    assert(!expire_throttled(b));
     rs_addr *xa = ring_grow(b->xa, &b->xa_cap, &b->xa_head, b->xa_count, sizeof(rs_addr));
     if (!xa)
         return no_room(b->xa_cap, err);
