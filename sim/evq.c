@@ -117,9 +117,9 @@ static void sift_down(rs_evq *q, size_t i, rs_event ev)
 }
 
 /* Note the earliest event: the least of the heap's head and every run's
- * (an empty or unbound run's head key is UINT64_MAX's; a loop of constant
- * length is shorter code than one to nruns).  Which source wins is data-
- * dependent, so it is chosen by conditional moves. */
+ * (an empty run's head key is UINT64_MAX's; a loop of constant length is
+ * shorter code than one over the non-empty runs).  Which source wins is
+ * data-dependent, so it is chosen by conditional moves. */
 static inline void find_next(rs_evq *q)
 {
     evkey best = q->n ? key_of(&q->heap[0]) : key_make(UINT64_MAX, UINT64_MAX);
@@ -135,23 +135,22 @@ static inline void find_next(rs_evq *q)
     q->next_run = (int)where;
 }
 
-/* The run a one-shot event of fn keyed k can join at its end, or NULL
- * (the heap takes it): fn's run when k sorts after its last event, or a
- * free run, which fn then takes for good. */
-static rs_evq_run *run_for(rs_evq *q, rs_event_fn fn, evkey k)
+/* Where a one-shot event keyed k joins a run at its end, or -1 (the heap
+ * takes it): the first live run in the list whose last event sorts before
+ * k (their last events descend along the list, so it is the latest such),
+ * its place in the list; else an empty run, which then goes last in the
+ * list (k sorts before every live run's last), -2 - its index. */
+static inline int run_for(const rs_evq *q, evkey k)
 {
-    for (int r = 0; r < q->nruns; r++) {
-        rs_evq_run *u = &q->runs[r];
-        if (u->fn != fn)
-            continue;
-        if (u->n && !key_lt(key_make(u->tail_ns, u->tail_seq), k))
-            return NULL;
-        return u;
-    }
-    if (q->nruns == RS_EVQ_RUNS)
-        return NULL;
-    q->runs[q->nruns].fn = fn;
-    return &q->runs[q->nruns++];
+    for (int i = 0; i < q->nlive; i++)
+        if (key_lt(key_make(q->live_tail_ns[i], q->live_tail_seq[i]), k))
+            return i;
+    if (q->nlive == RS_EVQ_RUNS)
+        return -1;
+    int r = 0;
+    while (q->runs[r].n)
+        r++;
+    return -2 - r;
 }
 
 /* Room for one more event in u, or -1 with nothing changed.  A full ring
@@ -179,8 +178,6 @@ static inline void run_append(rs_evq_run *u, const rs_event *ev)
         u->head_ns = ev->t_ns;
         u->head_seq = ev->seq;
     }
-    u->tail_ns = ev->t_ns;
-    u->tail_seq = ev->seq;
 }
 
 #define SEQ_BITS 56
@@ -198,18 +195,38 @@ static inline void note_pushed(rs_evq *q, const rs_event *ev, evkey k, int where
     }
 }
 
-/* The push that grows a run's ring or goes to the heap (u NULL); out of
- * line, so the common push (to a run with room) saves no registers. */
-static __attribute__((noinline)) int push_slow(rs_evq *q, const rs_event *ev, rs_evq_run *u,
-                                               rs_err *err)
+/* The run of place `at` (run_for's answer, not -1). */
+static inline rs_evq_run *run_at(rs_evq *q, int at)
 {
-    if (u && !run_grow(u)) {
+    return &q->runs[at >= 0 ? q->live[at] : -2 - at];
+}
+
+/* ev was appended to the run of place `at`: its new last event; a new run
+ * goes last in the live list. */
+static inline void run_joined(rs_evq *q, int at, const rs_event *ev)
+{
+    if (at < 0) {
+        q->live[q->nlive] = (uint8_t)(-2 - at);
+        at = q->nlive++;
+    }
+    q->live_tail_ns[at] = ev->t_ns;
+    q->live_tail_seq[at] = ev->seq;
+}
+
+/* The push that grows a run's ring or goes to the heap (at -1); out of
+ * line, so the common push (to a run with room) saves no registers. */
+static __attribute__((noinline)) int push_slow(rs_evq *q, const rs_event *ev, int at, rs_err *err)
+{
+    if (at != -1 && !run_grow(run_at(q, at))) {
+        rs_evq_run *u = run_at(q, at);
         run_append(u, ev);
+        run_joined(q, at, ev);
         note_pushed(q, ev, key_of(ev), (int)(u - q->runs));
         return 0;
     }
     if (q->n == q->cap && RS_VEC_RESERVE(q->heap, q->cap, q->n + 1, 16))
         return rs_fail(err, RS_ENOMEM, "out of memory for %zu events", q->count + 1);
+    q->heap_pushes++;
     sift_up(q, q->n++, *ev);
     note_pushed(q, ev, key_of(ev), -1);
     return 0;
@@ -223,12 +240,29 @@ int rs_evq_push_prio(rs_evq *q, uint64_t t_ns, uint64_t period_ns, unsigned prio
         .period_ns = period_ns, .fn = fn, .ctx = ctx,
     };
     const evkey k = key_of(&ev);
-    rs_evq_run *u = period_ns ? NULL : run_for(q, fn, k);
-    if (!u || u->n == u->cap)
-        return push_slow(q, &ev, u, err);
+    int at = period_ns ? -1 : run_for(q, k);
+    if (at == -1)
+        return push_slow(q, &ev, at, err);
+    rs_evq_run *u = run_at(q, at);
+    if (u->n == u->cap)
+        return push_slow(q, &ev, at, err);
     run_append(u, &ev);
+    run_joined(q, at, &ev);
     note_pushed(q, &ev, k, (int)(u - q->runs));
     return 0;
+}
+
+/* Run r is empty now: out of the live list. */
+static __attribute__((noinline)) void run_emptied(rs_evq *q, int r)
+{
+    int i = 0;
+    while (q->live[i] != r)
+        i++;
+    for (q->nlive--; i < q->nlive; i++) {
+        q->live[i] = q->live[i + 1];
+        q->live_tail_ns[i] = q->live_tail_ns[i + 1];
+        q->live_tail_seq[i] = q->live_tail_seq[i + 1];
+    }
 }
 
 /* A pop from the heap's head; out of line, so a pop from a run, the
@@ -267,6 +301,7 @@ int rs_evq_pop(rs_evq *q, rs_event *r_ev, rs_err *err)
         u->head_seq = u->ring[u->head].seq;
     } else {
         u->head_ns = u->head_seq = UINT64_MAX;
+        run_emptied(q, q->next_run);
     }
     find_next(q);
     return 0;

@@ -9,14 +9,21 @@
  * so a run is deterministic.  Periodic events re-arm themselves at t + period
  * when they fire (rs_evq_pop hands the caller a copy and re-pushes).
  *
- * A model's one-shot events of one callback are mostly scheduled in time
- * order (a FIFO device's completions, a release a fixed delay after now):
- * each of up to RS_EVQ_RUNS callbacks has a run, a ring to which its event
- * is appended when it sorts after the run's last one; any other event goes
- * to the heap.  A run is sorted by construction and a pop takes the least
- * of the heap's head and the runs' heads, so the order is exactly the
- * heap's alone (the keys are unique).  Push and pop are O(1) on a run,
- * O(log4 n) on the heap; events are stored by value.
+ * A model's one-shot events mostly come as a few interleaved streams, each
+ * in time order (a FIFO device's completions, a release a fixed delay after
+ * now, a CPU phase of one length), whatever callbacks they use: up to
+ * RS_EVQ_RUNS runs, rings each sorted by construction, take them.  A
+ * one-shot event is appended to the run whose last event is the latest one
+ * before it (patience sorting's best fit: any interleaving of k ordered
+ * streams takes at most k runs), else, when it sorts before every run's
+ * last, to an empty run; failing both, or when periodic, it goes to the
+ * heap.  Best fit keeps the runs' last events in the order of the runs'
+ * list, latest first, so the search stops at the first run whose last
+ * event is before the new one (an event after every last one: one
+ * compare).  A pop takes the least of the heap's head and the runs'
+ * heads, so the order is exactly the heap's alone (the keys are unique).
+ * Push and pop are O(1) on a run, O(log4 n) on the heap; events are stored
+ * by value.
  */
 #ifndef RS_EVQ_H
 #define RS_EVQ_H
@@ -40,11 +47,9 @@ typedef struct rs_event {
 
 #define RS_EVQ_RUNS 4
 
-/* One callback's one-shot events in (t_ns, seq) order. */
+/* One-shot events in (t_ns, seq) order. */
 typedef struct rs_evq_run {
     uint64_t head_ns, head_seq; /* its earliest event's key; UINT64_MAX's when empty */
-    uint64_t tail_ns, tail_seq; /* its latest event's key (when not empty) */
-    rs_event_fn fn;   /* whose events it takes (NULL: none yet; bound for good) */
     rs_event *ring;   /* cap slots (a power of two), the oldest at head */
     size_t head, n, cap;
 } rs_evq_run;
@@ -56,7 +61,10 @@ typedef struct rs_evq {
     size_t count;     /* events in the heap and the runs */
     uint64_t next_ns, next_key; /* the earliest event's (t_ns, seq); UINT64_MAX's when empty */
     int next_run;     /* where it is: a run's index, or -1 for the heap's head */
-    int nruns;        /* runs bound to a callback: runs[0, nruns) */
+    int nlive;        /* runs not empty: live[0, nlive), their last events in descending order */
+    uint8_t live[RS_EVQ_RUNS];
+    uint64_t live_tail_ns[RS_EVQ_RUNS], live_tail_seq[RS_EVQ_RUNS]; /* run live[i]'s last event's key */
+    uint64_t heap_pushes; /* events that went to the heap (a periodic one's re-arming aside) */
     rs_evq_run runs[RS_EVQ_RUNS];
 } rs_evq;
 

@@ -107,7 +107,7 @@ static void test_observer_first(void)
     rs_evq_release(&q);
 }
 
-/* Callbacks to tell events apart; the runs are bound by callback. */
+/* Callbacks to tell events apart (the runs take any callback's events). */
 static void fn_a(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
 static void fn_b(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
 static void fn_c(void *ctx, uint64_t now_ns) { (void)ctx; (void)now_ns; }
@@ -204,9 +204,52 @@ static void test_runs_against_sort(void)
     free(got);
 }
 
+/* RS_EVQ_RUNS ordered streams of one callback, interleaved at random with
+ * pops (a device's FIFO completions, CPU phases of a few fixed lengths): no
+ * event goes to the heap, and they pop in time order.  One more stream
+ * than runs does use the heap. */
+static void test_streams_take_runs(void)
+{
+    for (int extra = 0; extra <= 1; extra++) {
+        enum { N = 20000 };
+        const int nstreams = RS_EVQ_RUNS + extra;
+        uint64_t rng = 777, now = 0, busy[RS_EVQ_RUNS + 1] = { 0 }, last = 0;
+        size_t pushed = 0;
+        int ok = 1;
+        rs_evq q;
+        rs_event ev;
+        rs_err err;
+        rs_evq_init(&q);
+        while (pushed < N || rs_evq_count(&q)) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            unsigned r = (unsigned)(rng >> 33);
+            if (pushed < N && (r % 2 || !rs_evq_count(&q))) {
+                int f = (int)((r >> 4) % (unsigned)nstreams);
+                /* stream f: a FIFO server, its step spread so that streams overtake each other */
+                busy[f] = (busy[f] > now ? busy[f] : now) + 1 + (uint64_t)f * 37 + (r >> 12) % 5;
+                ok &= rs_evq_push(&q, busy[f], 0, fn_a, NULL, &err) == 0;
+                pushed++;
+            } else {
+                CHECK(rs_evq_pop(&q, &ev, &err) == 0);
+                ok &= ev.t_ns >= last;
+                last = now = ev.t_ns;
+            }
+        }
+        CHECK(ok);
+        if (!extra)
+            CHECK_MSG(q.heap_pushes == 0, "%d ordered streams: %llu events went to the heap", nstreams,
+                      (unsigned long long)q.heap_pushes);
+        else
+            CHECK_MSG(q.heap_pushes > 0, "%d ordered streams in %d runs: none went to the heap", nstreams,
+                      RS_EVQ_RUNS);
+        rs_evq_release(&q);
+    }
+}
+
 int main(void)
 {
     test_runs_against_sort();
+    test_streams_take_runs();
     test_observer_first();
     test_order_and_ties();
     test_many_ties_stable();

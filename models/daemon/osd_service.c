@@ -357,15 +357,6 @@ static void on_cpu_done(void *ctx, uint64_t now_ns)
     }
 }
 
-/* The same for a write.  The calendar (sim/evq.h) keeps a callback's events
- * in a FIFO run while they come in time order; a read's and a write's CPU
- * phases differ in length, so each kind alone is in order, the two mixed
- * are not: under their own callbacks, neither goes to the heap. */
-static void on_write_cpu_done(void *ctx, uint64_t now_ns)
-{
-    on_cpu_done(ctx, now_ns);
-}
-
 /* Take the first waiting op of s whose PG no worker holds (a worker skips
  * a busy PG, as the sharded op queue keeps a PG's ops in order), or NULL. */
 static op *next_runnable(svc *o, oshard *s)
@@ -404,7 +395,7 @@ static void dispatch(oshard *s, uint64_t now_ns)
             hold(o, c, start, p->trim_ns);
             p->lock_seen_ns = c->lock_until_ns;
         }
-        schedule(o, start + p->cpu_ns + p->trim_ns, p->write ? on_write_cpu_done : on_cpu_done, p);
+        schedule(o, start + p->cpu_ns + p->trim_ns, on_cpu_done, p);
     }
 }
 
