@@ -65,6 +65,13 @@
 
 enum { F_DIR = 1, F_FREE = 2 };
 
+/* A step of the ops that GCC keeps out of line, having two or three
+ * callers (ns_add, load_step, request, cap_take; op_create in mds_op):
+ * inlined into each, where it runs for nearly every record, its call's
+ * register saves and argument moves go, and with them some of its tests
+ * (a create's slot is known, and whether it makes a directory). */
+#define OP_STEP static inline __attribute__((always_inline))
+
 /* 32 bytes, two to a cache line: what only a directory has besides its
  * cached children (its dirfrag, its entry count) is in its dir_rec. */
 typedef struct ino_rec {
@@ -303,8 +310,8 @@ static void *grow(void *arr, uint32_t used, uint32_t *cap, size_t size)
  * upper half, idmap.h).  slot: the empty slot a probe for ino just returned
  * (the op's check that ino is new), or UINT64_MAX; it stays right unless
  * the table grows. */
-static int ns_add(mds *m, uint64_t ino, uint64_t h, uint64_t slot, uint32_t parent,
-                  uint32_t name_len, int is_dir, uint32_t *r_idx, rs_err *err)
+OP_STEP int ns_add(mds *m, uint64_t ino, uint64_t h, uint64_t slot, uint32_t parent, uint32_t name_len,
+                   int is_dir, uint32_t *r_idx, rs_err *err)
 {
     int rc;
     uint32_t idx, d = NIL;
@@ -453,9 +460,12 @@ static int open_dirfrag(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, 
     return rc;
 }
 
+static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err);
+
 /* Bring inode idx (and every ancestor) into the cache: CDir::fetch /
- * open_ino insert loaded dentries at the LRU midpoint. */
-static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
+ * open_ino insert loaded dentries at the LRU midpoint.  A create's step
+ * (its new inode's); load() for the rest, and for the ancestors. */
+OP_STEP int load_step(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
 {
     ino_rec *r = &m->ino[idx];
     int rc;
@@ -490,6 +500,11 @@ static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *
         m->items_peak_count = items;
     health_update(m, now_ns);
     return 0;
+}
+
+static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
+{
+    return load_step(m, idx, thread, now_ns, err);
 }
 
 /* Drop the cached dentry+inode of idx (expiry or unlink); its dirfrag goes
@@ -630,7 +645,7 @@ static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
 static void client_evict(mds *m, client *c, uint32_t keep, uint64_t now_ns);
 
 /* cap_issue, then the client's own limit. */
-static int cap_take(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
+OP_STEP int cap_take(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
 {
     int rc = cap_issue(m, idx, c, now_ns, r_cap, err);
     if (!rc && m->client_cache && c->ncaps > m->client_cache)
@@ -922,7 +937,7 @@ static int bad(mds *m, enum bad_kind kind, const rs_rec *rec, rs_err *err, const
 /* One request in flight per client: this one replaces the client's last
  * (a closed-loop client), with a journal event when it changes the
  * namespace. */
-static int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *err)
+OP_STEP int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *err)
 {
     rs_alloc *a = m->alloc;
     if (c->req_addr) {
@@ -948,10 +963,11 @@ static int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *er
     return 0;
 }
 
-static int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, int is_dir,
-                     rs_err *err)
+OP_STEP int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, int is_dir,
+                      rs_err *err)
 {
-    uint32_t p = find_hinted(m, rec->size_bytes, guess_parent(memo)), idx, k;
+    /* idx = NIL: ns_add sets it, but GCC, inlining it, cannot tell */
+    uint32_t p = find_hinted(m, rec->size_bytes, guess_parent(memo)), idx = NIL, k;
     uint64_t h = key_hash(rec, memo);
     int rc;
 
@@ -964,7 +980,7 @@ static int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, 
         return bad(m, BAD_OTHER, rec, err, "of an inode that exists");
     if ((rc = request(m, c, 1, rec->t_ns, err)) ||
         (rc = ns_add(m, rec->key, h, slot, p, rec->aux, is_dir, &idx, err)) ||
-        (rc = load(m, idx, T_DISPATCH, rec->t_ns, err)) ||
+        (rc = load_step(m, idx, T_DISPATCH, rec->t_ns, err)) ||
         (is_dir && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err))) ||
         (rc = cap_take(m, idx, c, rec->t_ns, &k, err)) ||
         (rc = rs_mds_base_journal(m->base, T_DISPATCH, rec->t_ns, err)))
@@ -1326,7 +1342,7 @@ static const rs_daemon_slot slots[] = {
 static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
 {
     mds *m = calloc(1, sizeof *m);
-    uint32_t root;
+    uint32_t root = NIL; /* ns_add sets it (see op_create) */
     uint64_t release_ns;
     int rc;
 
