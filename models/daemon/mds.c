@@ -600,6 +600,18 @@ static int cap_slot(mds *m, uint32_t *r_k, rs_err *err)
     return 0;
 }
 
+/* One of a new cap's allocations, part, into *a. */
+static inline int cap_alloc(mds *m, rs_addr *a, const rs_part *part, uint64_t now_ns, rs_err *err)
+{
+    if (!(*a = m->alloc->ops->alloc(m->alloc->state, part->size_bytes, T_DISPATCH, now_ns)))
+        return rs_alloc_fail_full(m->alloc, err);
+    if (part->tracked)
+        m->caps_tracked_bytes += part->size_bytes;
+    else
+        m->caps_untracked_bytes += part->size_bytes;
+    return 0;
+}
+
 static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
 {
     uint32_t k = cap_find(m, idx, c->id);
@@ -614,17 +626,11 @@ static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
     cap_rec *cp = &m->cap[k];
     *cp = (cap_rec){ .ino = idx, .next_in_ino = m->ino[idx].caps, .prev = c->tail, .next = NIL,
                      .client = (uint16_t)c->id };
-    for (unsigned i = 0; i < m->cap_nparts; i++) {
-        const rs_part *part = &m->cap_parts[i];
-        rs_addr *a = cap_addr(m, k, i);
-        *a = m->alloc->ops->alloc(m->alloc->state, part->size_bytes, T_DISPATCH, now_ns);
-        if (!*a)
-            return rs_alloc_fail_full(m->alloc, err);
-        if (part->tracked)
-            m->caps_tracked_bytes += part->size_bytes;
-        else
-            m->caps_untracked_bytes += part->size_bytes;
-    }
+    /* one allocation or two (cap_nparts): written out, as a loop's set-up
+     * cost more than its one pass */
+    if ((rc = cap_alloc(m, &m->cap[k].addr, &m->cap_parts[0], now_ns, err)) ||
+        (m->cap_nparts > 1 && (rc = cap_alloc(m, &m->cap_addr2[k], &m->cap_parts[1], now_ns, err))))
+        return rc;
     if (c->tail != NIL)
         m->cap[c->tail].next = k;
     else
@@ -653,6 +659,16 @@ OP_STEP int cap_take(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
     return rc;
 }
 
+/* One of a dropped cap's allocations, part, at a. */
+static inline void cap_free(mds *m, rs_addr a, const rs_part *part, uint32_t thread, uint64_t now_ns)
+{
+    m->alloc->ops->free(m->alloc->state, a, part->size_bytes, thread, now_ns);
+    if (part->tracked)
+        m->caps_tracked_bytes -= part->size_bytes;
+    else
+        m->caps_untracked_bytes -= part->size_bytes;
+}
+
 static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
 {
     cap_rec *cp = &m->cap[k];
@@ -674,14 +690,9 @@ static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
     else
         c->tail = cp->prev;
     c->ncaps--;
-    for (unsigned i = 0; i < m->cap_nparts; i++) {
-        const rs_part *part = &m->cap_parts[i];
-        m->alloc->ops->free(m->alloc->state, *cap_addr(m, k, i), part->size_bytes, thread, now_ns);
-        if (part->tracked)
-            m->caps_tracked_bytes -= part->size_bytes;
-        else
-            m->caps_untracked_bytes -= part->size_bytes;
-    }
+    cap_free(m, m->cap[k].addr, &m->cap_parts[0], thread, now_ns); /* as in cap_issue */
+    if (m->cap_nparts > 1)
+        cap_free(m, m->cap_addr2[k], &m->cap_parts[1], thread, now_ns);
     cp->ino = m->cap_free;
     m->cap_free = k;
     m->caps_count--;
