@@ -29,10 +29,9 @@ void rs_lru_mid_release(rs_lru_mid *l)
     memset(l, 0, sizeof *l);
 }
 
-static int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
+/* Room for id: the nodes grow (out of line: seldom). */
+__attribute__((noinline)) static int reserve_grow(rs_lru_mid *l, rs_oid id, rs_err *err)
 {
-    if (id < l->cap)
-        return 0;
     uint32_t cap = l->cap ? l->cap : 1024;
     while (cap <= id)
         cap *= 2;
@@ -45,6 +44,11 @@ static int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
     l->n = n;
     l->cap = cap;
     return 0;
+}
+
+static inline int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
+{
+    return id < l->cap ? 0 : reserve_grow(l, id, err);
 }
 
 static void unlink_(rs_lru_mid *l, rs_oid id)

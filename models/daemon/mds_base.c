@@ -126,11 +126,12 @@ int rs_mds_base_create(const rs_config *cfg, rs_alloc *alloc, rs_mds_base **r_b,
  * from now are known: the allocator's prefetch hint fetches what locates
  * the one PF_FAR ahead (stage 0) and what that points to for the one
  * PF_NEAR ahead (stage 1).  Without it each free waits on two cache misses
- * (a kernel-build replay spent ~6 % of its samples there).  No state changes. */
+ * (a kernel-build replay spent ~6 % of its samples there).  No state changes.
+ * Inline in the loops that free, once per free. */
 enum { PF_NEAR = 4, PF_FAR = 8 };
 
-static void prefetch_ahead(const rs_mds_base *b, const rs_addr *ring, uint64_t cap, uint64_t head,
-                           uint64_t count)
+static inline void prefetch_ahead(const rs_mds_base *b, const rs_addr *ring, uint64_t cap,
+                                  uint64_t head, uint64_t count)
 {
     if (!b->alloc->ops->prefetch)
         return;
