@@ -266,6 +266,9 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
             return rc;
         id = o->n_used++;
     }
+    /* the record first, so that key, bytes and aux need not outlive the
+     * calls (a failure makes it a free one again) */
+    o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
     /* All parts are made, then their addresses kept: a part the model
      * could not make undoes those made before it, an address the table
      * could not keep (it had to widen and the host had no memory) all of
@@ -283,7 +286,6 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
     o->untracked_bytes += sh->untracked;
     if (r_accounted)
         *r_accounted = accounted;
-    o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
     o->live_count++;
     *r_id = id;
     return 0;
