@@ -63,6 +63,8 @@ typedef struct seg {
 
 struct rs_mds_base {
     rs_alloc *alloc;
+    /* alloc->ops->alloc, for the journal's events: one load each, not two */
+    rs_addr (*alloc_fn)(void *, uint64_t, uint32_t, uint64_t);
     uint64_t session_bytes;
     rs_addr *sess;            /* by client id; 0 = no session yet */
     uint32_t nsess;
@@ -101,6 +103,7 @@ int rs_mds_base_create(const rs_config *cfg, rs_alloc *alloc, rs_mds_base **r_b,
     if (!b)
         return rs_fail(err, RS_ENOMEM, "out of memory for the MDS outside its cache");
     b->alloc = alloc;
+    b->alloc_fn = alloc->ops->alloc;
     b->session_bytes = rs_config_size(cfg, "mds_session_bytes");
     b->events_per_update = rs_config_double(cfg, "mds_log_events_per_update");
     b->event_bytes = rs_config_size(cfg, "mds_log_event_bytes");
@@ -267,13 +270,16 @@ static int submit(rs_mds_base *b, uint32_t thread, uint64_t now_ns, rs_err *err)
     int rc;
     if (!b->seg_count && (rc = new_segment(b, err)))
         return rc;
-    rs_addr *ev = ring_grow(b->ev, &b->ev_cap, &b->ev_head, b->ev_count, sizeof(rs_addr));
-    if (!ev)
-        return no_room(b->ev_cap, err);
-    b->ev = ev;
+    /* ring_grow's own test, made here: the ring is not stored again per event */
+    if (b->ev_count == b->ev_cap) {
+        rs_addr *ev = ring_grow(b->ev, &b->ev_cap, &b->ev_head, b->ev_count, sizeof(rs_addr));
+        if (!ev)
+            return no_room(b->ev_cap, err);
+        b->ev = ev;
+    }
     rs_addr a = 0;
     if (b->event_heap_bytes) {
-        if (!(a = b->alloc->ops->alloc(b->alloc->state, b->event_heap_bytes, thread, now_ns)))
+        if (!(a = b->alloc_fn(b->alloc->state, b->event_heap_bytes, thread, now_ns)))
             return oom(b, err);
         b->heap_bytes += b->event_heap_bytes;
     }
