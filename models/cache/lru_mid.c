@@ -29,10 +29,9 @@ void rs_lru_mid_release(rs_lru_mid *l)
     memset(l, 0, sizeof *l);
 }
 
-static int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
+/* Room for id: the nodes grow (out of line: seldom). */
+__attribute__((noinline)) static int reserve_grow(rs_lru_mid *l, rs_oid id, rs_err *err)
 {
-    if (id < l->cap)
-        return 0;
     uint32_t cap = l->cap ? l->cap : 1024;
     while (cap <= id)
         cap *= 2;
@@ -45,6 +44,11 @@ static int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
     l->n = n;
     l->cap = cap;
     return 0;
+}
+
+static inline int reserve(rs_lru_mid *l, rs_oid id, rs_err *err)
+{
+    return id < l->cap ? 0 : reserve_grow(l, id, err);
 }
 
 static void unlink_(rs_lru_mid *l, rs_oid id)
@@ -104,18 +108,27 @@ static void move_back(rs_lru_mid *l, int which, rs_oid id)
     push_back(l, which, id);
 }
 
-/* lru.h adjust(): keep |top| = floor(midpoint * (size - pinned)). */
-static void adjust(rs_lru_mid *l)
+/* The moves of adjust() from |top| = toplen to topwant. */
+__attribute__((noinline)) static void adjust_move(rs_lru_mid *l, uint64_t toplen, uint64_t topwant)
 {
-    uint64_t toplen = l->list[RS_LRU_TOP].size;
-    uint64_t topwant = (uint64_t)(l->midpoint * (double)(rs_lru_mid_size(l) - l->num_pinned));
     for (uint64_t i = toplen; i < topwant && l->list[RS_LRU_BOTTOM].head != NIL; i++)
         move_back(l, RS_LRU_TOP, l->list[RS_LRU_BOTTOM].head);
     for (uint64_t i = toplen; i > topwant && l->list[RS_LRU_TOP].tail != NIL; i--)
         move_front(l, RS_LRU_BOTTOM, l->list[RS_LRU_TOP].tail);
 }
 
-static int insert(rs_lru_mid *l, int which, rs_oid id, int pinned, rs_err *err)
+/* lru.h adjust(): keep |top| = floor(midpoint * (size - pinned)).  Mostly
+ * it is so already (an MDS's new dentries are pinned by their caps), so
+ * that test is inline and the moves out of line. */
+static inline void adjust(rs_lru_mid *l)
+{
+    uint64_t toplen = l->list[RS_LRU_TOP].size;
+    uint64_t topwant = (uint64_t)(l->midpoint * (double)(rs_lru_mid_size(l) - l->num_pinned));
+    if (toplen != topwant)
+        adjust_move(l, toplen, topwant);
+}
+
+static inline int insert(rs_lru_mid *l, int which, rs_oid id, int pinned, rs_err *err)
 {
     int rc = reserve(l, id, err);
     if (rc)

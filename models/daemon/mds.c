@@ -65,6 +65,13 @@
 
 enum { F_DIR = 1, F_FREE = 2 };
 
+/* A step of the ops that GCC keeps out of line, having two or three
+ * callers (ns_add, load_step, request, cap_take; op_create in mds_op):
+ * inlined into each, where it runs for nearly every record, its call's
+ * register saves and argument moves go, and with them some of its tests
+ * (a create's slot is known, and whether it makes a directory). */
+#define OP_STEP static inline __attribute__((always_inline))
+
 /* 32 bytes, two to a cache line: what only a directory has besides its
  * cached children (its dirfrag, its entry count) is in its dir_rec. */
 typedef struct ino_rec {
@@ -277,8 +284,9 @@ static uint32_t find(const mds *m, uint64_t ino)
 /* find(), given the index mds_prefetch guessed for ino (a hint, or
  * RS_IDMAP_NONE): a live record holding ino is the one the table maps it
  * to (inode numbers are unique among live records), so a right guess costs
- * one compare instead of a hash and a probe. */
-static uint32_t find_hinted(const mds *m, uint64_t ino, uint32_t guess)
+ * one compare instead of a hash and a probe.  Inline: that compare is less
+ * than a call. */
+static inline uint32_t find_hinted(const mds *m, uint64_t ino, uint32_t guess)
 {
     if (guess < m->nino && m->ino[guess].ino == ino && !(m->ino[guess].flags & F_FREE))
         return guess;
@@ -303,8 +311,8 @@ static void *grow(void *arr, uint32_t used, uint32_t *cap, size_t size)
  * upper half, idmap.h).  slot: the empty slot a probe for ino just returned
  * (the op's check that ino is new), or UINT64_MAX; it stays right unless
  * the table grows. */
-static int ns_add(mds *m, uint64_t ino, uint64_t h, uint64_t slot, uint32_t parent,
-                  uint32_t name_len, int is_dir, uint32_t *r_idx, rs_err *err)
+OP_STEP int ns_add(mds *m, uint64_t ino, uint64_t h, uint64_t slot, uint32_t parent, uint32_t name_len,
+                   int is_dir, uint32_t *r_idx, rs_err *err)
 {
     int rc;
     uint32_t idx, d = NIL;
@@ -453,9 +461,12 @@ static int open_dirfrag(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, 
     return rc;
 }
 
+static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err);
+
 /* Bring inode idx (and every ancestor) into the cache: CDir::fetch /
- * open_ino insert loaded dentries at the LRU midpoint. */
-static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
+ * open_ino insert loaded dentries at the LRU midpoint.  A create's step
+ * (its new inode's); load() for the rest, and for the ancestors. */
+OP_STEP int load_step(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
 {
     ino_rec *r = &m->ino[idx];
     int rc;
@@ -490,6 +501,11 @@ static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *
         m->items_peak_count = items;
     health_update(m, now_ns);
     return 0;
+}
+
+static int load(mds *m, uint32_t idx, uint32_t thread, uint64_t now_ns, rs_err *err)
+{
+    return load_step(m, idx, thread, now_ns, err);
 }
 
 /* Drop the cached dentry+inode of idx (expiry or unlink); its dirfrag goes
@@ -585,6 +601,18 @@ static int cap_slot(mds *m, uint32_t *r_k, rs_err *err)
     return 0;
 }
 
+/* One of a new cap's allocations, part, into *a. */
+static inline int cap_alloc(mds *m, rs_addr *a, const rs_part *part, uint64_t now_ns, rs_err *err)
+{
+    if (!(*a = m->alloc->ops->alloc(m->alloc->state, part->size_bytes, T_DISPATCH, now_ns)))
+        return rs_alloc_fail_full(m->alloc, err);
+    if (part->tracked)
+        m->caps_tracked_bytes += part->size_bytes;
+    else
+        m->caps_untracked_bytes += part->size_bytes;
+    return 0;
+}
+
 static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
 {
     uint32_t k = cap_find(m, idx, c->id);
@@ -599,17 +627,11 @@ static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
     cap_rec *cp = &m->cap[k];
     *cp = (cap_rec){ .ino = idx, .next_in_ino = m->ino[idx].caps, .prev = c->tail, .next = NIL,
                      .client = (uint16_t)c->id };
-    for (unsigned i = 0; i < m->cap_nparts; i++) {
-        const rs_part *part = &m->cap_parts[i];
-        rs_addr *a = cap_addr(m, k, i);
-        *a = m->alloc->ops->alloc(m->alloc->state, part->size_bytes, T_DISPATCH, now_ns);
-        if (!*a)
-            return rs_alloc_fail_full(m->alloc, err);
-        if (part->tracked)
-            m->caps_tracked_bytes += part->size_bytes;
-        else
-            m->caps_untracked_bytes += part->size_bytes;
-    }
+    /* one allocation or two (cap_nparts): written out, as a loop's set-up
+     * cost more than its one pass */
+    if ((rc = cap_alloc(m, &m->cap[k].addr, &m->cap_parts[0], now_ns, err)) ||
+        (m->cap_nparts > 1 && (rc = cap_alloc(m, &m->cap_addr2[k], &m->cap_parts[1], now_ns, err))))
+        return rc;
     if (c->tail != NIL)
         m->cap[c->tail].next = k;
     else
@@ -630,12 +652,22 @@ static int cap_issue(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t 
 static void client_evict(mds *m, client *c, uint32_t keep, uint64_t now_ns);
 
 /* cap_issue, then the client's own limit. */
-static int cap_take(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
+OP_STEP int cap_take(mds *m, uint32_t idx, client *c, uint64_t now_ns, uint32_t *r_cap, rs_err *err)
 {
     int rc = cap_issue(m, idx, c, now_ns, r_cap, err);
     if (!rc && m->client_cache && c->ncaps > m->client_cache)
         client_evict(m, c, *r_cap, now_ns);
     return rc;
+}
+
+/* One of a dropped cap's allocations, part, at a. */
+static inline void cap_free(mds *m, rs_addr a, const rs_part *part, uint32_t thread, uint64_t now_ns)
+{
+    m->alloc->ops->free(m->alloc->state, a, part->size_bytes, thread, now_ns);
+    if (part->tracked)
+        m->caps_tracked_bytes -= part->size_bytes;
+    else
+        m->caps_untracked_bytes -= part->size_bytes;
 }
 
 static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
@@ -659,14 +691,9 @@ static void cap_drop(mds *m, uint32_t k, uint32_t thread, uint64_t now_ns)
     else
         c->tail = cp->prev;
     c->ncaps--;
-    for (unsigned i = 0; i < m->cap_nparts; i++) {
-        const rs_part *part = &m->cap_parts[i];
-        m->alloc->ops->free(m->alloc->state, *cap_addr(m, k, i), part->size_bytes, thread, now_ns);
-        if (part->tracked)
-            m->caps_tracked_bytes -= part->size_bytes;
-        else
-            m->caps_untracked_bytes -= part->size_bytes;
-    }
+    cap_free(m, m->cap[k].addr, &m->cap_parts[0], thread, now_ns); /* as in cap_issue */
+    if (m->cap_nparts > 1)
+        cap_free(m, m->cap_addr2[k], &m->cap_parts[1], thread, now_ns);
     cp->ino = m->cap_free;
     m->cap_free = k;
     m->caps_count--;
@@ -922,7 +949,7 @@ static int bad(mds *m, enum bad_kind kind, const rs_rec *rec, rs_err *err, const
 /* One request in flight per client: this one replaces the client's last
  * (a closed-loop client), with a journal event when it changes the
  * namespace. */
-static int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *err)
+OP_STEP int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *err)
 {
     rs_alloc *a = m->alloc;
     if (c->req_addr) {
@@ -948,10 +975,11 @@ static int request(mds *m, client *c, int journaled, uint64_t now_ns, rs_err *er
     return 0;
 }
 
-static int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, int is_dir,
-                     rs_err *err)
+OP_STEP int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, int is_dir,
+                      rs_err *err)
 {
-    uint32_t p = find_hinted(m, rec->size_bytes, guess_parent(memo)), idx, k;
+    /* idx = NIL: ns_add sets it, but GCC, inlining it, cannot tell */
+    uint32_t p = find_hinted(m, rec->size_bytes, guess_parent(memo)), idx = NIL, k;
     uint64_t h = key_hash(rec, memo);
     int rc;
 
@@ -964,7 +992,7 @@ static int op_create(mds *m, client *c, const rs_rec *rec, const rs_memo *memo, 
         return bad(m, BAD_OTHER, rec, err, "of an inode that exists");
     if ((rc = request(m, c, 1, rec->t_ns, err)) ||
         (rc = ns_add(m, rec->key, h, slot, p, rec->aux, is_dir, &idx, err)) ||
-        (rc = load(m, idx, T_DISPATCH, rec->t_ns, err)) ||
+        (rc = load_step(m, idx, T_DISPATCH, rec->t_ns, err)) ||
         (is_dir && (rc = open_dirfrag(m, idx, T_DISPATCH, rec->t_ns, err))) ||
         (rc = cap_take(m, idx, c, rec->t_ns, &k, err)) ||
         (rc = rs_mds_base_journal(m->base, T_DISPATCH, rec->t_ns, err)))
@@ -1326,7 +1354,7 @@ static const rs_daemon_slot slots[] = {
 static int mds_create(const rs_daemon_env *env, void **r_state, rs_err *err)
 {
     mds *m = calloc(1, sizeof *m);
-    uint32_t root;
+    uint32_t root = NIL; /* ns_add sets it (see op_create) */
     uint64_t release_ns;
     int rc;
 

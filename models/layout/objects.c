@@ -25,6 +25,8 @@ int rs_objects_init(rs_objects *o, const rs_layout_ops *layout, const rs_config 
     o->max_parts = o->layout.ops->max_parts;
     o->free_head = FREE_SLOT;
     o->addr_bytes = 5;
+    for (unsigned i = 0; i < RS_OBJ_SHAPES; i++)
+        o->shapes[i].key = UINT64_MAX;
     return 0;
 }
 
@@ -186,12 +188,53 @@ static void unmake_parts(const rs_alloc *al, const rs_addr *addr, const uint64_t
         al->ops->free(al->state, addr[n], size[n], thread, now_ns);
 }
 
+/* Where the shape of key (bytes << 32 | aux) is remembered, if it is. */
+static inline size_t shape_slot(uint64_t key)
+{
+    return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 58); /* 64 = RS_OBJ_SHAPES */
+}
+_Static_assert(RS_OBJ_SHAPES == 64, "shape_slot takes 6 bits");
+
+/* The sums of parts p[0..n) into e, and their sizes. */
+static void shape_fill(rs_obj_shape *e, const rs_part *p, unsigned n)
+{
+    e->accounted = e->untracked = 0;
+    for (unsigned i = 0; i < n; i++) {
+        e->size[i] = p[i].size_bytes;
+        if (p[i].tracked)
+            e->accounted += p[i].size_bytes;
+        else
+            e->untracked += p[i].size_bytes;
+    }
+    e->n = n;
+}
+
+/* Entry e's new shape, key's (bytes << 32 | aux): the layout's.  Out of
+ * line: it is seldom called, and its parts array would make every caller
+ * of shape_of set up a large frame. */
+__attribute__((noinline)) static const rs_obj_shape *shape_miss(rs_objects *o, rs_obj_shape *e,
+                                                                 uint64_t key, uint64_t bytes,
+                                                                 uint32_t aux)
+{
+    rs_part parts[RS_LAYOUT_MAX_PARTS];
+    shape_fill(e, parts, o->layout.ops->parts(o->layout.state, bytes, aux, parts));
+    e->key = key;
+    return e;
+}
+
+/* The shape of an object of bytes (below UINT32_MAX) and aux: the one
+ * remembered, or the layout's, remembered from now on. */
+static inline const rs_obj_shape *shape_of(rs_objects *o, uint64_t bytes, uint32_t aux)
+{
+    uint64_t key = bytes << 32 | aux;
+    rs_obj_shape *e = &o->shapes[shape_slot(key)];
+    return e->key == key ? e : shape_miss(o, e, key, bytes, aux);
+}
+
 int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
                    uint32_t thread, uint64_t now_ns, rs_oid *r_id, uint64_t *r_accounted,
                    rs_err *err)
 {
-    uint64_t accounted = 0, untracked = 0, size[RS_LAYOUT_MAX_PARTS];
-    rs_part parts[RS_LAYOUT_MAX_PARTS];
     rs_addr addr[RS_LAYOUT_MAX_PARTS];
     uint32_t id;
     int rc;
@@ -201,14 +244,10 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
                        (unsigned long long)bytes);
     if (aux == FREE_SLOT)
         aux = FREE_SLOT - 1;
-    unsigned n = o->layout.ops->parts(o->layout.state, bytes, aux, parts);
-    for (unsigned i = 0; i < n; i++) {
-        size[i] = parts[i].size_bytes;
-        if (parts[i].tracked)
-            accounted += size[i];
-        else
-            untracked += size[i];
-    }
+    const rs_obj_shape *sh = shape_of(o, bytes, aux);
+    const uint64_t *size = sh->size;
+    uint64_t accounted = sh->accounted;
+    unsigned n = sh->n;
     if (accounted > o->admit_max) { /* larger than the cache: never admitted */
         *r_id = RS_OID_NONE;
         if (r_accounted)
@@ -227,6 +266,9 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
             return rc;
         id = o->n_used++;
     }
+    /* the record first, so that key, bytes and aux need not outlive the
+     * calls (a failure makes it a free one again) */
+    o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
     /* All parts are made, then their addresses kept: a part the model
      * could not make undoes those made before it, an address the table
      * could not keep (it had to widen and the host had no memory) all of
@@ -241,10 +283,9 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
         return rc;
     }
     o->accounted_bytes += accounted;
-    o->untracked_bytes += untracked;
+    o->untracked_bytes += sh->untracked;
     if (r_accounted)
         *r_accounted = accounted;
-    o->obj[id] = (rs_obj){ .key = key, .bytes = (uint32_t)bytes, .aux = aux };
     o->live_count++;
     *r_id = id;
     return 0;
@@ -252,34 +293,29 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
 
 uint64_t rs_objects_accounted_of(const rs_objects *o, uint64_t bytes, uint32_t aux)
 {
+    uint64_t key = bytes << 32 | aux;
+    const rs_obj_shape *e = &o->shapes[shape_slot(key)];
+    if (bytes < UINT32_MAX && e->key == key)
+        return e->accounted;
     rs_part parts[RS_LAYOUT_MAX_PARTS];
-    uint64_t accounted = 0;
-    unsigned n = o->layout.ops->parts(o->layout.state, bytes, aux, parts);
-    for (unsigned i = 0; i < n; i++)
-        if (parts[i].tracked)
-            accounted += parts[i].size_bytes;
-    return accounted;
+    rs_obj_shape sh;
+    shape_fill(&sh, parts, o->layout.ops->parts(o->layout.state, bytes, aux, parts));
+    return sh.accounted;
 }
 
 uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_ns)
 {
-    rs_part parts[RS_LAYOUT_MAX_PARTS];
-    uint64_t size[RS_LAYOUT_MAX_PARTS];
     rs_addr addr[RS_LAYOUT_MAX_PARTS];
     rs_obj *ob = &o->obj[id];
-    uint64_t accounted = 0;
-    unsigned n = o->layout.ops->parts(o->layout.state, ob->bytes, ob->aux, parts);
+    const rs_obj_shape *sh = shape_of(o, ob->bytes, ob->aux);
+    uint64_t accounted = sh->accounted;
+    unsigned n = sh->n;
     size_t first = (size_t)id * o->max_parts;
 
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < n; i++)
         addr[i] = rs_objects_slot(o, first + i);
-        size[i] = parts[i].size_bytes;
-        if (parts[i].tracked)
-            accounted += size[i];
-        else
-            o->untracked_bytes -= size[i];
-    }
-    free_parts(o->alloc, addr, size, n, thread, now_ns);
+    free_parts(o->alloc, addr, sh->size, n, thread, now_ns);
+    o->untracked_bytes -= sh->untracked;
     o->accounted_bytes -= accounted;
     *ob = (rs_obj){ .key = o->free_head, .aux = FREE_SLOT };
     o->free_head = id;

@@ -19,7 +19,8 @@
  * Objects are dense rs_oid indices; freed indices are reused (LIFO, the free
  * list threaded through the free records' key field), so the arrays stay as
  * large as the peak number of live objects.  Per object the table costs 16
- * bytes plus 5 (or 8) per part slot.
+ * bytes plus 5 (or 8) per part slot; the remembered shapes (rs_obj_shape)
+ * 6 KiB in all.
  */
 #ifndef RS_OBJECTS_H
 #define RS_OBJECTS_H
@@ -35,6 +36,20 @@ typedef struct rs_obj {
     uint32_t bytes; /* the object's own size as the layout sees it */
     uint32_t aux;   /* layout input (e.g. name length); UINT32_MAX marks a free slot */
 } rs_obj;
+
+/* What parts() said of one (bytes, aux): the sizes in order and the sums
+ * of the tracked and the untracked ones.  parts() is a pure function of
+ * them (layout.h), and a daemon's objects come in few shapes (an MDS's:
+ * three kinds by name length), so the table remembers the last few
+ * instead of asking the layout for every object born and dead. */
+typedef struct rs_obj_shape {
+    uint64_t key;       /* bytes << 32 | aux; UINT64_MAX: none (bytes is < UINT32_MAX) */
+    uint64_t accounted, untracked;
+    unsigned n;
+    uint64_t size[RS_LAYOUT_MAX_PARTS];
+} rs_obj_shape;
+
+#define RS_OBJ_SHAPES 64 /* direct-mapped on the key */
 
 typedef struct rs_objects {
     rs_layout layout;
@@ -55,6 +70,7 @@ typedef struct rs_objects {
     uint64_t untracked_bytes; /* untracked parts of live objects */
     uint64_t addr_window;     /* (see addr_window_set) */
     uint64_t live_count;
+    rs_obj_shape shapes[RS_OBJ_SHAPES];
 } rs_objects;
 
 /* Build the layout ops for cfg; alloc is borrowed. */
