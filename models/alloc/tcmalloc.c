@@ -294,6 +294,8 @@ typedef struct tc_state {
     uint32_t pmap_cap;
     tc_span *spans;
     uint32_t spans_len, spans_cap, spans_free, spans_nfree, spans_inuse_hw, spans_inuse;
+                                    /* records [spans_len, spans_cap) were never used; spans_nfree
+                                       counts them and the chain of freed ones (spans_free) */
     tc_lset large_normal, large_returned;
     uint64_t nonempty[2][MAX_PAGES / 64]; /* [returned]: bit len - 1 set iff the exact-length
                                              list of len is not empty (ph_search and the
@@ -399,7 +401,10 @@ static uint32_t span_new(tc_state *st, uint32_t start, uint32_t length)
 {
     assert(st->spans_nfree > 0);
     uint32_t id = st->spans_free;
-    st->spans_free = st->spans[id].next;
+    if (id != NIL) /* a freed record, else one never used */
+        st->spans_free = st->spans[id].next;
+    else
+        id = st->spans_len++;
     st->spans_nfree--;
     st->spans[id] = (tc_span){.start = start, .length = length, .next = NIL, .prev = NIL,
                               .objects = NIL, .chunk = NIL, .location = LOC_IN_USE};
@@ -1504,6 +1509,7 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
     }
     st->spans_len = NSENTINEL;
     st->spans_free = NIL;
+    st->spans_nfree = st->spans_cap - NSENTINEL;
     for (unsigned cl = 0; cl < st->nclasses; cl++) {
         tc_central *c = &st->central[cl];
         c->nonempty = sentinel_central(cl, 0);
@@ -1557,25 +1563,25 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
 
 /* Make the slow path of one allocation unable to fail: two span records,
  * a slot block for class cl (0: none), page-map room for a growth by
- * max(npages, 1 MiB). */
-static int reserve(tc_state *st, unsigned cl, uint32_t npages)
+ * max(npages, 1 MiB).  The growing, out of line; reserve below calls it
+ * only when what is there is not enough. */
+static __attribute__((noinline)) int reserve_grow(tc_state *st, unsigned cl, uint32_t npages)
 {
-    while (st->spans_nfree < 2) {
+    if (st->spans_nfree < 2) {
         uint32_t cap = st->spans_cap;
-        if (grow((void **)&st->spans, &st->spans_cap, (uint64_t)st->spans_len + 1, sizeof *st->spans, 64))
+        /* the records past the capacity are needed: it grows exactly when
+         * it did while records were made one at a time as needed (which
+         * record a span gets is not observable: lists are linked, never
+         * ordered by record) */
+        if (grow((void **)&st->spans, &st->spans_cap, (uint64_t)cap + 2 - st->spans_nfree, sizeof *st->spans, 64))
             return -1;
-        if (st->spans_cap != cap) {
-            uint32_t c1 = cap, c2 = cap;
-            if (grow((void **)&st->large_normal.keys, &c1, st->spans_cap, sizeof(uint64_t), 64) ||
-                grow((void **)&st->large_returned.keys, &c2, st->spans_cap, sizeof(uint64_t), 64)) {
-                st->spans_cap = cap; /* keep the sets at least as large as the records */
-                return -1;
-            }
+        uint32_t c1 = cap, c2 = cap;
+        if (grow((void **)&st->large_normal.keys, &c1, st->spans_cap, sizeof(uint64_t), 64) ||
+            grow((void **)&st->large_returned.keys, &c2, st->spans_cap, sizeof(uint64_t), 64)) {
+            st->spans_cap = cap; /* keep the sets at least as large as the records */
+            return -1;
         }
-        uint32_t id = st->spans_len++;
-        st->spans[id] = (tc_span){.next = st->spans_free, .location = LOC_UNUSED};
-        st->spans_free = id;
-        st->spans_nfree++;
+        st->spans_nfree += st->spans_cap - cap;
     }
     if (cl && st->chunk_free[cl] == NIL) {
         uint64_t need = (uint64_t)st->chunks_len + st->cls[cl].nchunks;
@@ -1616,6 +1622,19 @@ static int reserve(tc_state *st, unsigned cl, uint32_t npages)
         }
     }
     return 0;
+}
+
+/* The same, inline: nearly always everything is there (two free records,
+ * cl's chunk or room for one, page-map room below the heap bound), as
+ * this checks, without a call. */
+static inline int reserve(tc_state *st, unsigned cl, uint32_t npages)
+{
+    uint64_t need = (uint64_t)st->top + (npages > MIN_SYSTEM_ALLOC ? npages : MIN_SYSTEM_ALLOC) + 1;
+    uint64_t chunks = (uint64_t)st->chunks_len + st->cls[cl].nchunks;
+    if (st->spans_nfree >= 2 && need <= st->pmap_cap && need <= MAX_HEAP_PAGES && /* top 0: pmap_cap 0 */
+        (!cl || st->chunk_free[cl] != NIL || (chunks <= st->chunks_cap && chunks <= (UINT32_MAX >> CHUNK_SHIFT))))
+        return 0;
+    return reserve_grow(st, cl, npages);
 }
 
 /* ---- ops ---------------------------------------------------------------- */
