@@ -21,6 +21,18 @@ static inline uint64_t rs_pb_mask(uint64_t lo, uint64_t hi, uint64_t w)
     return m;
 }
 
+/* The mask of [lo, hi) when it lies within one word (lo < hi): the
+ * commonest run, a span of a page or a few. */
+static inline int rs_pb_one_word(uint64_t lo, uint64_t hi)
+{
+    return !((lo ^ (hi - 1)) >> 6);
+}
+
+static inline uint64_t rs_pb_mask1(uint64_t lo, uint64_t hi)
+{
+    return (~(uint64_t)0 << (lo & 63)) & (~(uint64_t)0 >> (-hi & 63));
+}
+
 /* Bits set in x, a subset of m, the mask of a run within a word (one
  * unbroken run of bits, not 0).  A run is most often all or nothing set (a
  * span's pages are written and released together): then no popcount, which
@@ -52,7 +64,13 @@ static inline int rs_pb_set1(uint64_t *bits, uint64_t p)
 static inline uint64_t rs_pb_set(uint64_t *bits, uint64_t lo, uint64_t hi)
 {
     uint64_t n = 0;
-    if (lo < hi)
+    if (lo < hi && rs_pb_one_word(lo, hi)) { /* the loop's one round, without its bounds */
+        uint64_t m = rs_pb_mask1(lo, hi), x = ~bits[lo >> 6] & m;
+        if (x) {
+            n = rs_pb_count_in(x, m);
+            bits[lo >> 6] |= m;
+        }
+    } else if (lo < hi)
         for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
             uint64_t m = rs_pb_mask(lo, hi, w), x = ~bits[w] & m; /* the pages not set */
             if (x) { /* mostly none: pages are written again and again */
@@ -81,6 +99,10 @@ static inline uint64_t rs_pb_clear(uint64_t *bits, uint64_t lo, uint64_t hi)
 /* How many bits of [lo, hi) are set. */
 static inline uint64_t rs_pb_count(const uint64_t *bits, uint64_t lo, uint64_t hi)
 {
+    if (lo < hi && rs_pb_one_word(lo, hi)) { /* the loop's one round, without its bounds */
+        uint64_t m = rs_pb_mask1(lo, hi);
+        return rs_pb_count_in(bits[lo >> 6] & m, m);
+    }
     uint64_t n = 0;
     if (lo < hi)
         for (uint64_t w = lo >> 6; w <= (hi - 1) >> 6; w++) {
