@@ -740,19 +740,46 @@ static uint32_t ph_carve(tc_state *st, uint32_t id, uint32_t n)
 {
     tc_span *s = &st->spans[id];
     uint8_t old = s->location;
-    ph_remove(st, id);
-    s->location = LOC_IN_USE;
-    if (s->length > n) {
-        uint32_t carved_res = count_resident(st, s->start, n);
-        uint32_t left = span_new(st, s->start + n, s->length - n);
+    if (s->length > n && s->length <= MAX_PAGES) {
+        /* the commonest carve (a few pages off a span from a growth): the
+         * RemoveFromFreeList of the span and the PrependToFreeList of its
+         * rest in one, which differ only in n pages and their residency */
+        uint32_t len = s->length, start = s->start, ret = old == LOC_RETURNED;
+        uint32_t carved_res = s->nresident ? count_resident(st, start, n) : 0; /* mostly a fresh span's */
+        if (ret) {
+            st->unmapped_pages -= n;
+        } else {
+            st->free_pages -= n;
+            st->normal_resident_pages -= carved_res;
+        }
+        dll_remove(st->spans, id);
+        if (dll_empty(st->spans, sentinel_heap(len, ret)))
+            st->nonempty[ret][(len - 1) >> 6] &= ~((uint64_t)1 << ((len - 1) & 63));
+        uint32_t left = span_new(st, start + n, len - n);
         s = &st->spans[id];
         st->spans[left].location = old;
         st->spans[left].nresident = s->nresident - carved_res;
-        record_span(st, left);
-        ph_prepend(st, left); /* no coalescing: no candidates */
+        st->pmap[start + n] = left; /* RecordSpan */
+        st->pmap[start + len - 1] = left;
+        dll_prepend(st->spans, sentinel_heap(len - n, ret), left); /* no coalescing: no candidates */
+        st->nonempty[ret][(len - n - 1) >> 6] |= (uint64_t)1 << ((len - n - 1) & 63);
         s->length = n;
-        st->pmap[s->start + n - 1] = id;
+        st->pmap[start + n - 1] = id;
+    } else {
+        ph_remove(st, id);
+        if (s->length > n) {
+            uint32_t carved_res = count_resident(st, s->start, n);
+            uint32_t left = span_new(st, s->start + n, s->length - n);
+            s = &st->spans[id];
+            st->spans[left].location = old;
+            st->spans[left].nresident = s->nresident - carved_res;
+            record_span(st, left);
+            ph_prepend(st, left); /* no coalescing: no candidates */
+            s->length = n;
+            st->pmap[s->start + n - 1] = id;
+        }
     }
+    s->location = LOC_IN_USE;
     s->nresident = 0; /* only tracked for free spans (seq_end 0: no pristine chain) */
     return id;
 }
