@@ -1039,6 +1039,20 @@ static void central_insert_range(tc_state *st, unsigned cl, tc_freelist *fl, uin
         central_release_list(st, cl, off, n);
 }
 
+/* The offsets of the k objects of a pristine chain that end at offset
+ * o, the last first (o - size, o - 2 size, ...): two a round. */
+static inline void seq_offsets(uint64_t *rev, uint32_t k, uint64_t o, uint64_t size)
+{
+    uint64_t a = o - size, b = a - size, step = 2 * size;
+    uint64_t *end = rev + (k & ~1u);
+    for (; rev < end; rev += 2, a -= step, b -= step) {
+        rev[0] = a;
+        rev[1] = b;
+    }
+    if (k & 1)
+        rev[0] = a;
+}
+
 /* FetchFromOneSpans: up to n objects off the first nonempty span's chain,
  * their offsets into rev in reverse chain order (the chain's head last);
  * how many. */
@@ -1055,9 +1069,7 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
     if (s->seq_end) { /* Populate's chain: the next slots, in address order */
         uint32_t avail = s->seq_end - curr;
         result = n < avail ? n : avail;
-        uint64_t o = off0 + (uint64_t)(curr - slot0 + result) * size;
-        for (uint32_t i = 0; i < result; i++) /* the last taken first */
-            rev[i] = o -= size;
+        seq_offsets(rev, result, off0 + (uint64_t)(curr - slot0 + result) * size, size);
         curr = result == avail ? NIL : curr + result;
     } else {
         /* the span's links, a few lines in any order: fetch them together */
@@ -1086,21 +1098,26 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
 /* Populate: a new span from the page heap, carved into objects in address
  * order; writing each link touches the page of each object's first word
  * (those pages become resident here; the model's own link words for the
- * chain wait, seq_end). */
-static void central_populate(tc_state *st, unsigned cl)
+ * chain wait, seq_end).  Then FetchFromOneSpans of up to n objects from
+ * it, the only span on the class's nonempty list (Populate is called when
+ * that list is empty): the first n of its chain, as central_fetch_from_one_span
+ * takes them, without looking the span up again; how many (0: no span). */
+static uint32_t central_populate_fetch(tc_state *st, unsigned cl, uint32_t n, uint64_t *rev)
 {
     const tc_class_info *ci = &st->cls[cl];
+    tc_central *c = &st->central[cl];
+    assert(dll_empty(st->spans, c->nonempty));
     uint32_t id = ph_new(st, ci->pages);
     if (id == NIL)
-        return;
+        return 0;
     tc_span *s = &st->spans[id];
     s->sizeclass = (uint8_t)cl;
     for (uint32_t i = 1; i + 1 < s->length; i++)
         st->pmap[s->start + i] = id; /* RegisterSizeClass */
-    uint32_t c = chunks_take(st, cl, id);
+    uint32_t k = chunks_take(st, cl, id);
     s = &st->spans[id];
-    s->chunk = c;
-    uint32_t slot0 = c << CHUNK_SHIFT;
+    s->chunk = k;
+    uint32_t slot0 = k << CHUNK_SHIFT;
     uint64_t off = (uint64_t)s->start << PAGE_SHIFT;
     if (ci->size_bytes <= ((uint64_t)1 << OS_PAGE_SHIFT)) {
         /* starts at most a page apart: every page from the first object's
@@ -1108,15 +1125,20 @@ static void central_populate(tc_state *st, unsigned cl)
         uint64_t last = off + (uint64_t)(ci->objects - 1) * ci->size_bytes;
         st->resident_pages += res_set(st, off >> OS_PAGE_SHIFT, (last >> OS_PAGE_SHIFT) + 1);
     } else {
-        for (uint32_t k = 0; k < ci->objects; k++)
-            os_touch(st, (off + (uint64_t)k * ci->size_bytes) >> OS_PAGE_SHIFT);
+        for (uint32_t j = 0; j < ci->objects; j++)
+            os_touch(st, (off + (uint64_t)j * ci->size_bytes) >> OS_PAGE_SHIFT);
     }
-    s->objects = slot0;
+    /* the fetch: the chain's first result objects; the span stays on the
+     * nonempty list, in front, or (all taken) goes to the empty one */
+    uint32_t result = n < ci->objects ? n : ci->objects;
+    seq_offsets(rev, result, off + (uint64_t)result * ci->size_bytes, ci->size_bytes);
+    s->objects = result == ci->objects ? NIL : slot0 + result;
     s->seq_end = slot0 + ci->objects;
-    s->refcount = 0;
-    dll_prepend(st->spans, st->central[cl].nonempty, id);
-    st->central[cl].num_spans++;
-    st->central[cl].counter += ci->objects;
+    s->refcount = (uint16_t)result;
+    dll_prepend(st->spans, result == ci->objects ? c->empty : c->nonempty, id);
+    c->num_spans++;
+    c->counter += ci->objects - result;
+    return result;
 }
 
 /* RemoveRange from the spans (the caller has looked in the transfer
@@ -1130,14 +1152,13 @@ static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint
     assert(n <= TRANSFER_NUM_OBJ && (n != st->cls[cl].batch || st->central[cl].used_slots == 0));
     /* a fetch finds nothing exactly when the class has no nonempty span,
      * as it often has not (a fetch that took a span's last objects leaves
-     * none): looked at here, without a call */
+     * none): then Populate, whose span gives at least one object and is
+     * the only nonempty one after */
     uint32_t nonempty = st->central[cl].nonempty;
-    uint32_t result = dll_empty(st->spans, nonempty) ? 0 : central_fetch_from_one_span(st, cl, n, rev);
-    if (!result) {
-        central_populate(st, cl);
-        result = central_fetch_from_one_span(st, cl, n, rev);
-    }
-    while (result && result < n && !dll_empty(st->spans, nonempty))
+    if (dll_empty(st->spans, nonempty))
+        return central_populate_fetch(st, cl, n, rev);
+    uint32_t result = central_fetch_from_one_span(st, cl, n, rev);
+    while (result < n && !dll_empty(st->spans, nonempty))
         result += central_fetch_from_one_span(st, cl, n - result, rev + result);
     return result;
 }
