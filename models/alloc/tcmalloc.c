@@ -397,7 +397,7 @@ static void dll_prepend(tc_span *s, uint32_t list, uint32_t id)
     s[list].next = id;
 }
 
-static uint32_t span_new(tc_state *st, uint32_t start, uint32_t length)
+static inline uint32_t span_new(tc_state *st, uint32_t start, uint32_t length)
 {
     assert(st->spans_nfree > 0);
     uint32_t id = st->spans_free;
