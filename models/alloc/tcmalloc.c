@@ -1104,40 +1104,43 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
  * takes them, without looking the span up again; how many (0: no span). */
 static uint32_t central_populate_fetch(tc_state *st, unsigned cl, uint32_t n, uint64_t *rev)
 {
-    const tc_class_info *ci = &st->cls[cl];
+    /* the class's numbers in locals: the stores below could alias them */
+    const uint64_t size = st->cls[cl].size_bytes;
+    const uint32_t objects = st->cls[cl].objects;
     tc_central *c = &st->central[cl];
     assert(dll_empty(st->spans, c->nonempty));
-    uint32_t id = ph_new(st, ci->pages);
+    uint32_t id = ph_new(st, st->cls[cl].pages);
     if (id == NIL)
         return 0;
     tc_span *s = &st->spans[id];
+    uint32_t start = s->start;
     s->sizeclass = (uint8_t)cl;
     for (uint32_t i = 1; i + 1 < s->length; i++)
-        st->pmap[s->start + i] = id; /* RegisterSizeClass */
+        st->pmap[start + i] = id; /* RegisterSizeClass */
     uint32_t k = chunks_take(st, cl, id);
-    s = &st->spans[id];
-    s->chunk = k;
     uint32_t slot0 = k << CHUNK_SHIFT;
-    uint64_t off = (uint64_t)s->start << PAGE_SHIFT;
-    if (ci->size_bytes <= ((uint64_t)1 << OS_PAGE_SHIFT)) {
+    uint64_t off = (uint64_t)start << PAGE_SHIFT;
+    if (size <= ((uint64_t)1 << OS_PAGE_SHIFT)) {
         /* starts at most a page apart: every page from the first object's
          * to the last one's holds a start */
-        uint64_t last = off + (uint64_t)(ci->objects - 1) * ci->size_bytes;
+        uint64_t last = off + (uint64_t)(objects - 1) * size;
         st->resident_pages += res_set(st, off >> OS_PAGE_SHIFT, (last >> OS_PAGE_SHIFT) + 1);
     } else {
-        for (uint32_t j = 0; j < ci->objects; j++)
-            os_touch(st, (off + (uint64_t)j * ci->size_bytes) >> OS_PAGE_SHIFT);
+        for (uint32_t j = 0; j < objects; j++)
+            os_touch(st, (off + (uint64_t)j * size) >> OS_PAGE_SHIFT);
     }
     /* the fetch: the chain's first result objects; the span stays on the
      * nonempty list, in front, or (all taken) goes to the empty one */
-    uint32_t result = n < ci->objects ? n : ci->objects;
-    seq_offsets(rev, result, off + (uint64_t)result * ci->size_bytes, ci->size_bytes);
-    s->objects = result == ci->objects ? NIL : slot0 + result;
-    s->seq_end = slot0 + ci->objects;
+    uint32_t result = n < objects ? n : objects;
+    seq_offsets(rev, result, off + (uint64_t)result * size, size);
+    s = &st->spans[id];
+    s->chunk = k;
+    s->objects = result == objects ? NIL : slot0 + result;
+    s->seq_end = slot0 + objects;
     s->refcount = (uint16_t)result;
-    dll_prepend(st->spans, result == ci->objects ? c->empty : c->nonempty, id);
+    dll_prepend(st->spans, result == objects ? c->empty : c->nonempty, id);
     c->num_spans++;
-    c->counter += ci->objects - result;
+    c->counter += objects - result;
     return result;
 }
 
