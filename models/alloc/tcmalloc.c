@@ -292,6 +292,9 @@ typedef struct tc_state {
     uint64_t *resw;                 /* per OS page a resident bit, 64 to a word */
     uint32_t top;                   /* first page above the heap */
     uint32_t pmap_cap;
+    uint32_t top_fast, chunks_fast; /* reserve_class: below these, the page map has room for a
+                                       growth of MIN_SYSTEM_ALLOC and the slots for any class's
+                                       span (set where pmap_cap and chunks_cap change) */
     tc_span *spans;
     uint32_t spans_len, spans_cap, spans_free, spans_nfree, spans_inuse_hw, spans_inuse;
                                     /* records [spans_len, spans_cap) were never used; spans_nfree
@@ -1614,9 +1617,9 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
 
 /* Make the slow path of one allocation unable to fail: two span records,
  * a slot block for class cl (0: none), page-map room for a growth by
- * max(npages, 1 MiB).  The growing, out of line; reserve below calls it
- * only when what is there is not enough. */
-static __attribute__((noinline)) int reserve_grow(tc_state *st, unsigned cl, uint32_t npages)
+ * max(npages, 1 MiB).  Out of line: reserve_class below calls it only when
+ * what is there may not be enough. */
+static __attribute__((noinline)) int reserve(tc_state *st, unsigned cl, uint32_t npages)
 {
     if (st->spans_nfree < 2) {
         uint32_t cap = st->spans_cap;
@@ -1646,6 +1649,11 @@ static __attribute__((noinline)) int reserve_grow(tc_state *st, unsigned cl, uin
                 return -1; /* chunk_span is larger than needed: harmless */
             st->links = p;
             st->chunks_cap = c1;
+            /* room for any class's chunks while chunks_len < chunks_fast */
+            uint32_t lim = c1 < (UINT32_MAX >> CHUNK_SHIFT) ? c1 : (UINT32_MAX >> CHUNK_SHIFT), k = 0;
+            for (unsigned c = 1; c < st->nclasses; c++)
+                k = st->cls[c].nchunks > k ? st->cls[c].nchunks : k;
+            st->chunks_fast = lim >= k ? lim - k + 1 : 0;
         }
     }
     uint64_t g = npages > MIN_SYSTEM_ALLOC ? npages : MIN_SYSTEM_ALLOC;
@@ -1671,21 +1679,24 @@ static __attribute__((noinline)) int reserve_grow(tc_state *st, unsigned cl, uin
             res_clear(st, 0, OS_PER_PAGE);
             st->top = 1;
         }
+        /* top + MIN_SYSTEM_ALLOC + 1 <= pmap_cap and MAX_HEAP_PAGES while
+         * top < top_fast (top is >= 1 from here on) */
+        uint64_t lim = c1 < MAX_HEAP_PAGES ? c1 : MAX_HEAP_PAGES;
+        st->top_fast = lim > MIN_SYSTEM_ALLOC ? (uint32_t)(lim - MIN_SYSTEM_ALLOC) : 0;
     }
     return 0;
 }
 
-/* The same, inline: nearly always everything is there (two free records,
- * cl's chunk or room for one, page-map room below the heap bound), as
- * this checks, without a call. */
-static inline int reserve(tc_state *st, unsigned cl, uint32_t npages)
+/* reserve for a small allocation of class cl (its span is at most
+ * MIN_SYSTEM_ALLOC pages), inline: nearly always everything is there (two
+ * free records, page-map room for a growth, slots for any class's span),
+ * as this checks, without a call; else reserve looks closer. */
+static inline int reserve_class(tc_state *st, unsigned cl)
 {
-    uint64_t need = (uint64_t)st->top + (npages > MIN_SYSTEM_ALLOC ? npages : MIN_SYSTEM_ALLOC) + 1;
-    uint64_t chunks = (uint64_t)st->chunks_len + st->cls[cl].nchunks;
-    if (st->spans_nfree >= 2 && need <= st->pmap_cap && need <= MAX_HEAP_PAGES && /* top 0: pmap_cap 0 */
-        (!cl || st->chunk_free[cl] != NIL || (chunks <= st->chunks_cap && chunks <= (UINT32_MAX >> CHUNK_SHIFT))))
+    assert(st->cls[cl].pages <= MIN_SYSTEM_ALLOC);
+    if (st->spans_nfree >= 2 && st->top < st->top_fast && st->chunks_len < st->chunks_fast)
         return 0;
-    return reserve_grow(st, cl, npages);
+    return reserve(st, cl, st->cls[cl].pages);
 }
 
 /* ---- ops ---------------------------------------------------------------- */
@@ -1718,7 +1729,7 @@ static __attribute__((noinline)) rs_addr tc_alloc_slow(tc_state *st, uint64_t si
             return 0;
         tc_thread *t = &st->threads[h];
         assert(t->list[cl].length == 0); /* else tc_alloc popped */
-        if (reserve(st, cl, st->cls[cl].pages))
+        if (reserve_class(st, cl))
             return 0;
         off = tc_fetch_from_central(st, t, cl);
         if (off == UINT64_MAX)
@@ -1846,7 +1857,7 @@ static int startup_alloc(tc_state *st, uint64_t size_bytes)
 {
     unsigned cl = size_class(st, size_bytes);
     uint64_t off;
-    if (st->nstartup == STARTUP_OBJECTS || reserve(st, cl, st->cls[cl].pages) ||
+    if (st->nstartup == STARTUP_OBJECTS || reserve_class(st, cl) ||
         central_remove_range(st, cl, 1, &off) != 1)
         return -1;
     for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + size_bytes - 1) >> OS_PAGE_SHIFT; q++)
