@@ -21,8 +21,8 @@ static inline uint64_t rs_pb_mask(uint64_t lo, uint64_t hi, uint64_t w)
     return m;
 }
 
-/* The mask of [lo, hi) when it lies within one word (lo < hi): the
- * commonest run, a span of a page or a few. */
+/* Whether [lo, hi) (lo < hi) lies within one word, the commonest run (a
+ * span of a page or a few), and then its mask (rs_pb_mask of that word). */
 static inline int rs_pb_one_word(uint64_t lo, uint64_t hi)
 {
     return !((lo ^ (hi - 1)) >> 6);
@@ -73,8 +73,9 @@ static inline int rs_pb_set1(uint64_t *bits, uint64_t p)
 }
 
 /* Sets [lo, hi) (lo < hi) word by word; returns how many of its bits
- * were not set.  Out of line: a run over words is rare, and its loop (a
- * popcount call in it) made its inline callers save registers around it. */
+ * were not set.  Out of line: a run over words is rare, and its loop,
+ * inline, made its callers keep more registers (saved and restored on
+ * every call; MDS replay +0.35 % instructions). */
 static __attribute__((noinline, unused)) uint64_t rs_pb_set_words(uint64_t *bits, uint64_t lo, uint64_t hi)
 {
     uint64_t n = 0;

@@ -749,7 +749,8 @@ static inline __attribute__((always_inline)) uint32_t ph_carve(tc_state *st, uin
     if (s->length > n && s->length <= MAX_PAGES) {
         /* the commonest carve (a few pages off a span from a growth): the
          * RemoveFromFreeList of the span and the PrependToFreeList of its
-         * rest in one, which differ only in n pages and their residency */
+         * rest (page_heap.cc Carve) in one, which differ only in n pages
+         * and their residency */
         uint32_t len = s->length, start = s->start, ret = old == LOC_RETURNED;
         uint32_t carved_res = s->nresident ? count_resident(st, start, n) : 0; /* mostly a fresh span's */
         if (ret) {
@@ -1161,8 +1162,8 @@ static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint
     assert(n <= TRANSFER_NUM_OBJ && (n != st->cls[cl].batch || st->central[cl].used_slots == 0));
     /* a fetch finds nothing exactly when the class has no nonempty span,
      * as it often has not (a fetch that took a span's last objects leaves
-     * none): then Populate, whose span gives at least one object and is
-     * the only nonempty one after */
+     * none): then Populate and a fetch from its span, which gives n
+     * objects or all it has (no other span of the class has any) */
     uint32_t nonempty = st->central[cl].nonempty;
     if (dll_empty(st->spans, nonempty))
         return central_populate_fetch(st, cl, n, rev);
