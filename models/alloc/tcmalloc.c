@@ -1302,19 +1302,20 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
     uint32_t batch = st->cls[cl].batch;
     uint32_t num = fl->max_length < batch ? fl->max_length : batch;
     uint32_t max_after = fl_max_after_fetch(fl, batch);
-    /* room for what this fetch pushes, and for the longest the list may
-     * then grow before the next fetch: max_after and one push past it */
-    uint32_t room = fl->length + num > max_after + 1 ? fl->length + num : max_after + 1;
-    if (fl_reserve(fl, room))
+    /* room for what this fetch pushes onto the empty list (num <=
+     * max_after), and for the longest the list may then grow before the
+     * next fetch: max_after and one push past it */
+    assert(fl->length == 0 && num <= max_after);
+    if (fl_reserve(fl, max_after + 1))
         return UINT64_MAX;
     /* the fetched objects' offsets go onto the stack: the first is
      * returned, the rest pushed in front of the (empty) list, the second
      * on top (PushRange(got - 1, next(start), end)): the chain reversed,
      * which the spans give as it is, with the first on top, taken off */
-    uint64_t *stk = fl->stk + fl->length;
+    uint64_t *stk = fl->stk;
     uint32_t got = num;
     tc_central *c = &st->central[cl];
-    assert(fl->length + num <= fl->cap);
+    assert(num <= fl->cap);
     if (num == batch && c->used_slots > 0) { /* RemoveRange: a transfer slot, in chain order */
         const uint64_t *o = c->tc_objs[--c->used_slots] + got;
         for (uint64_t *d = stk; d < stk + got; d++)
@@ -1323,7 +1324,7 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
         return UINT64_MAX;
     }
     t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
-    fl->length += got - 1;
+    fl->length = got - 1;
     fl->max_length = max_after;
     return stk[got - 1];
 }
