@@ -292,8 +292,13 @@ typedef struct tc_state {
     uint64_t *resw;                 /* per OS page a resident bit, 64 to a word */
     uint32_t top;                   /* first page above the heap */
     uint32_t pmap_cap;
+    uint32_t top_fast, chunks_fast; /* reserve_class: below these, the page map has room for a
+                                       growth of MIN_SYSTEM_ALLOC and the slots for any class's
+                                       span (set where pmap_cap and chunks_cap change) */
     tc_span *spans;
     uint32_t spans_len, spans_cap, spans_free, spans_nfree, spans_inuse_hw, spans_inuse;
+                                    /* records [spans_len, spans_cap) were never used; spans_nfree
+                                       counts them and the chain of freed ones (spans_free) */
     tc_lset large_normal, large_returned;
     uint64_t nonempty[2][MAX_PAGES / 64]; /* [returned]: bit len - 1 set iff the exact-length
                                              list of len is not empty (ph_search and the
@@ -395,11 +400,14 @@ static void dll_prepend(tc_span *s, uint32_t list, uint32_t id)
     s[list].next = id;
 }
 
-static uint32_t span_new(tc_state *st, uint32_t start, uint32_t length)
+static inline uint32_t span_new(tc_state *st, uint32_t start, uint32_t length)
 {
     assert(st->spans_nfree > 0);
     uint32_t id = st->spans_free;
-    st->spans_free = st->spans[id].next;
+    if (id != NIL) /* a freed record, else one never used */
+        st->spans_free = st->spans[id].next;
+    else
+        id = st->spans_len++;
     st->spans_nfree--;
     st->spans[id] = (tc_span){.start = start, .length = length, .next = NIL, .prev = NIL,
                               .objects = NIL, .chunk = NIL, .location = LOC_IN_USE};
@@ -487,12 +495,14 @@ static void os_touch(tc_state *st, uint64_t q)
 static __attribute__((noinline)) void live_add_pages(tc_state *st, uint64_t q0, uint64_t last)
 {
     uint64_t fresh = 0;
-    st->resident_pages += res_set(st, q0, last + 1);
     for (uint64_t q = q0; q <= last; q++) {
         uint16_t v = st->osp[q];
-        fresh += !v;
         assert(v < OS_LIVE_MASK);
         st->osp[q] = (uint16_t)(v + 1);
+        if (!v) { /* as live_add_page: a page with a live object on it is resident already */
+            os_touch(st, q);
+            fresh++;
+        }
     }
     st->active_pages += fresh;
 }
@@ -730,24 +740,53 @@ static void ph_delete(tc_state *st, uint32_t id)
     ph_incremental_scavenge(st, n);
 }
 
-/* Carve n pages off the front of free span id; the rest stays on its list. */
-static uint32_t ph_carve(tc_state *st, uint32_t id, uint32_t n)
+/* Carve n pages off the front of free span id; the rest stays on its list.
+ * Inline in ph_search, whose every find it is (no call between them). */
+static inline __attribute__((always_inline)) uint32_t ph_carve(tc_state *st, uint32_t id, uint32_t n)
 {
     tc_span *s = &st->spans[id];
     uint8_t old = s->location;
-    ph_remove(st, id);
-    s->location = LOC_IN_USE;
-    if (s->length > n) {
-        uint32_t carved_res = count_resident(st, s->start, n);
-        uint32_t left = span_new(st, s->start + n, s->length - n);
+    if (s->length > n && s->length <= MAX_PAGES) {
+        /* the commonest carve (a few pages off a span from a growth): the
+         * RemoveFromFreeList of the span and the PrependToFreeList of its
+         * rest (page_heap.cc Carve) in one, which differ only in n pages
+         * and their residency */
+        uint32_t len = s->length, start = s->start, ret = old == LOC_RETURNED;
+        uint32_t carved_res = s->nresident ? count_resident(st, start, n) : 0; /* mostly a fresh span's */
+        if (ret) {
+            st->unmapped_pages -= n;
+        } else {
+            st->free_pages -= n;
+            st->normal_resident_pages -= carved_res;
+        }
+        dll_remove(st->spans, id);
+        if (dll_empty(st->spans, sentinel_heap(len, ret)))
+            st->nonempty[ret][(len - 1) >> 6] &= ~((uint64_t)1 << ((len - 1) & 63));
+        uint32_t left = span_new(st, start + n, len - n);
         s = &st->spans[id];
         st->spans[left].location = old;
         st->spans[left].nresident = s->nresident - carved_res;
-        record_span(st, left);
-        ph_prepend(st, left); /* no coalescing: no candidates */
+        st->pmap[start + n] = left; /* RecordSpan */
+        st->pmap[start + len - 1] = left;
+        dll_prepend(st->spans, sentinel_heap(len - n, ret), left); /* no coalescing: no candidates */
+        st->nonempty[ret][(len - n - 1) >> 6] |= (uint64_t)1 << ((len - n - 1) & 63);
         s->length = n;
-        st->pmap[s->start + n - 1] = id;
+        st->pmap[start + n - 1] = id;
+    } else {
+        ph_remove(st, id);
+        if (s->length > n) {
+            uint32_t carved_res = count_resident(st, s->start, n);
+            uint32_t left = span_new(st, s->start + n, s->length - n);
+            s = &st->spans[id];
+            st->spans[left].location = old;
+            st->spans[left].nresident = s->nresident - carved_res;
+            record_span(st, left);
+            ph_prepend(st, left); /* no coalescing: no candidates */
+            s->length = n;
+            st->pmap[s->start + n - 1] = id;
+        }
     }
+    s->location = LOC_IN_USE;
     s->nresident = 0; /* only tracked for free spans (seq_end 0: no pristine chain) */
     return id;
 }
@@ -1007,6 +1046,20 @@ static void central_insert_range(tc_state *st, unsigned cl, tc_freelist *fl, uin
         central_release_list(st, cl, off, n);
 }
 
+/* The offsets of the k objects of a pristine chain that end at offset
+ * o, the last first (o - size, o - 2 size, ...): two a round. */
+static inline void seq_offsets(uint64_t *rev, uint32_t k, uint64_t o, uint64_t size)
+{
+    uint64_t a = o - size, b = a - size, step = 2 * size;
+    uint64_t *end = rev + (k & ~1u);
+    for (; rev < end; rev += 2, a -= step, b -= step) {
+        rev[0] = a;
+        rev[1] = b;
+    }
+    if (k & 1)
+        rev[0] = a;
+}
+
 /* FetchFromOneSpans: up to n objects off the first nonempty span's chain,
  * their offsets into rev in reverse chain order (the chain's head last);
  * how many. */
@@ -1023,9 +1076,7 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
     if (s->seq_end) { /* Populate's chain: the next slots, in address order */
         uint32_t avail = s->seq_end - curr;
         result = n < avail ? n : avail;
-        uint64_t o = off0 + (uint64_t)(curr - slot0 + result) * size;
-        for (uint32_t i = 0; i < result; i++) /* the last taken first */
-            rev[i] = o -= size;
+        seq_offsets(rev, result, off0 + (uint64_t)(curr - slot0 + result) * size, size);
         curr = result == avail ? NIL : curr + result;
     } else {
         /* the span's links, a few lines in any order: fetch them together */
@@ -1054,37 +1105,50 @@ static uint32_t central_fetch_from_one_span(tc_state *st, unsigned cl, uint32_t 
 /* Populate: a new span from the page heap, carved into objects in address
  * order; writing each link touches the page of each object's first word
  * (those pages become resident here; the model's own link words for the
- * chain wait, seq_end). */
-static void central_populate(tc_state *st, unsigned cl)
+ * chain wait, seq_end).  Then FetchFromOneSpans of up to n objects from
+ * it, the only span on the class's nonempty list (Populate is called when
+ * that list is empty): the first n of its chain, as central_fetch_from_one_span
+ * takes them, without looking the span up again; how many (0: no span). */
+static uint32_t central_populate_fetch(tc_state *st, unsigned cl, uint32_t n, uint64_t *rev)
 {
-    const tc_class_info *ci = &st->cls[cl];
-    uint32_t id = ph_new(st, ci->pages);
+    /* the class's numbers in locals: the stores below could alias them */
+    const uint64_t size = st->cls[cl].size_bytes;
+    const uint32_t objects = st->cls[cl].objects;
+    tc_central *c = &st->central[cl];
+    assert(dll_empty(st->spans, c->nonempty));
+    uint32_t id = ph_new(st, st->cls[cl].pages);
     if (id == NIL)
-        return;
+        return 0;
     tc_span *s = &st->spans[id];
+    uint32_t start = s->start;
     s->sizeclass = (uint8_t)cl;
     for (uint32_t i = 1; i + 1 < s->length; i++)
-        st->pmap[s->start + i] = id; /* RegisterSizeClass */
-    uint32_t c = chunks_take(st, cl, id);
-    s = &st->spans[id];
-    s->chunk = c;
-    uint32_t slot0 = c << CHUNK_SHIFT;
-    uint64_t off = (uint64_t)s->start << PAGE_SHIFT;
-    if (ci->size_bytes <= ((uint64_t)1 << OS_PAGE_SHIFT)) {
+        st->pmap[start + i] = id; /* RegisterSizeClass */
+    uint32_t k = chunks_take(st, cl, id);
+    uint32_t slot0 = k << CHUNK_SHIFT;
+    uint64_t off = (uint64_t)start << PAGE_SHIFT;
+    if (size <= ((uint64_t)1 << OS_PAGE_SHIFT)) {
         /* starts at most a page apart: every page from the first object's
          * to the last one's holds a start */
-        uint64_t last = off + (uint64_t)(ci->objects - 1) * ci->size_bytes;
+        uint64_t last = off + (uint64_t)(objects - 1) * size;
         st->resident_pages += res_set(st, off >> OS_PAGE_SHIFT, (last >> OS_PAGE_SHIFT) + 1);
     } else {
-        for (uint32_t k = 0; k < ci->objects; k++)
-            os_touch(st, (off + (uint64_t)k * ci->size_bytes) >> OS_PAGE_SHIFT);
+        for (uint32_t j = 0; j < objects; j++)
+            os_touch(st, (off + (uint64_t)j * size) >> OS_PAGE_SHIFT);
     }
-    s->objects = slot0;
-    s->seq_end = slot0 + ci->objects;
-    s->refcount = 0;
-    dll_prepend(st->spans, st->central[cl].nonempty, id);
-    st->central[cl].num_spans++;
-    st->central[cl].counter += ci->objects;
+    /* the fetch: the chain's first result objects; the span stays on the
+     * nonempty list, in front, or (all taken) goes to the empty one */
+    uint32_t result = n < objects ? n : objects;
+    seq_offsets(rev, result, off + (uint64_t)result * size, size);
+    s = &st->spans[id];
+    s->chunk = k;
+    s->objects = result == objects ? NIL : slot0 + result;
+    s->seq_end = slot0 + objects;
+    s->refcount = (uint16_t)result;
+    dll_prepend(st->spans, result == objects ? c->empty : c->nonempty, id);
+    c->num_spans++;
+    c->counter += objects - result;
+    return result;
 }
 
 /* RemoveRange from the spans (the caller has looked in the transfer
@@ -1098,14 +1162,13 @@ static uint32_t central_remove_range(tc_state *st, unsigned cl, uint32_t n, uint
     assert(n <= TRANSFER_NUM_OBJ && (n != st->cls[cl].batch || st->central[cl].used_slots == 0));
     /* a fetch finds nothing exactly when the class has no nonempty span,
      * as it often has not (a fetch that took a span's last objects leaves
-     * none): looked at here, without a call */
+     * none): then Populate and a fetch from its span, which gives n
+     * objects or all it has (no other span of the class has any) */
     uint32_t nonempty = st->central[cl].nonempty;
-    uint32_t result = dll_empty(st->spans, nonempty) ? 0 : central_fetch_from_one_span(st, cl, n, rev);
-    if (!result) {
-        central_populate(st, cl);
-        result = central_fetch_from_one_span(st, cl, n, rev);
-    }
-    while (result && result < n && !dll_empty(st->spans, nonempty))
+    if (dll_empty(st->spans, nonempty))
+        return central_populate_fetch(st, cl, n, rev);
+    uint32_t result = central_fetch_from_one_span(st, cl, n, rev);
+    while (result < n && !dll_empty(st->spans, nonempty))
         result += central_fetch_from_one_span(st, cl, n - result, rev + result);
     return result;
 }
@@ -1239,19 +1302,20 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
     uint32_t batch = st->cls[cl].batch;
     uint32_t num = fl->max_length < batch ? fl->max_length : batch;
     uint32_t max_after = fl_max_after_fetch(fl, batch);
-    /* room for what this fetch pushes, and for the longest the list may
-     * then grow before the next fetch: max_after and one push past it */
-    uint32_t room = fl->length + num > max_after + 1 ? fl->length + num : max_after + 1;
-    if (fl_reserve(fl, room))
+    /* room for what this fetch pushes onto the empty list (num <=
+     * max_after), and for the longest the list may then grow before the
+     * next fetch: max_after and one push past it */
+    assert(fl->length == 0 && num <= max_after);
+    if (fl_reserve(fl, max_after + 1))
         return UINT64_MAX;
     /* the fetched objects' offsets go onto the stack: the first is
      * returned, the rest pushed in front of the (empty) list, the second
      * on top (PushRange(got - 1, next(start), end)): the chain reversed,
      * which the spans give as it is, with the first on top, taken off */
-    uint64_t *stk = fl->stk + fl->length;
+    uint64_t *stk = fl->stk;
     uint32_t got = num;
     tc_central *c = &st->central[cl];
-    assert(fl->length + num <= fl->cap);
+    assert(num <= fl->cap);
     if (num == batch && c->used_slots > 0) { /* RemoveRange: a transfer slot, in chain order */
         const uint64_t *o = c->tc_objs[--c->used_slots] + got;
         for (uint64_t *d = stk; d < stk + got; d++)
@@ -1260,7 +1324,7 @@ static uint64_t tc_fetch_from_central(tc_state *st, tc_thread *t, unsigned cl)
         return UINT64_MAX;
     }
     t->size_bytes += (int64_t)(got - 1) * st->cls[cl].size_bytes;
-    fl->length += got - 1;
+    fl->length = got - 1;
     fl->max_length = max_after;
     return stk[got - 1];
 }
@@ -1504,6 +1568,7 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
     }
     st->spans_len = NSENTINEL;
     st->spans_free = NIL;
+    st->spans_nfree = st->spans_cap - NSENTINEL;
     for (unsigned cl = 0; cl < st->nclasses; cl++) {
         tc_central *c = &st->central[cl];
         c->nonempty = sentinel_central(cl, 0);
@@ -1557,25 +1622,25 @@ static int create(const rs_config *cfg, void **r_state, rs_err *err)
 
 /* Make the slow path of one allocation unable to fail: two span records,
  * a slot block for class cl (0: none), page-map room for a growth by
- * max(npages, 1 MiB). */
-static int reserve(tc_state *st, unsigned cl, uint32_t npages)
+ * max(npages, 1 MiB).  Out of line: reserve_class below calls it only when
+ * what is there may not be enough. */
+static __attribute__((noinline)) int reserve(tc_state *st, unsigned cl, uint32_t npages)
 {
-    while (st->spans_nfree < 2) {
+    if (st->spans_nfree < 2) {
         uint32_t cap = st->spans_cap;
-        if (grow((void **)&st->spans, &st->spans_cap, (uint64_t)st->spans_len + 1, sizeof *st->spans, 64))
+        /* the records past the capacity are needed: it grows exactly when
+         * it did while records were made one at a time as needed (which
+         * record a span gets is not observable: lists are linked, never
+         * ordered by record) */
+        if (grow((void **)&st->spans, &st->spans_cap, (uint64_t)cap + 2 - st->spans_nfree, sizeof *st->spans, 64))
             return -1;
-        if (st->spans_cap != cap) {
-            uint32_t c1 = cap, c2 = cap;
-            if (grow((void **)&st->large_normal.keys, &c1, st->spans_cap, sizeof(uint64_t), 64) ||
-                grow((void **)&st->large_returned.keys, &c2, st->spans_cap, sizeof(uint64_t), 64)) {
-                st->spans_cap = cap; /* keep the sets at least as large as the records */
-                return -1;
-            }
+        uint32_t c1 = cap, c2 = cap;
+        if (grow((void **)&st->large_normal.keys, &c1, st->spans_cap, sizeof(uint64_t), 64) ||
+            grow((void **)&st->large_returned.keys, &c2, st->spans_cap, sizeof(uint64_t), 64)) {
+            st->spans_cap = cap; /* keep the sets at least as large as the records */
+            return -1;
         }
-        uint32_t id = st->spans_len++;
-        st->spans[id] = (tc_span){.next = st->spans_free, .location = LOC_UNUSED};
-        st->spans_free = id;
-        st->spans_nfree++;
+        st->spans_nfree += st->spans_cap - cap;
     }
     if (cl && st->chunk_free[cl] == NIL) {
         uint64_t need = (uint64_t)st->chunks_len + st->cls[cl].nchunks;
@@ -1589,6 +1654,11 @@ static int reserve(tc_state *st, unsigned cl, uint32_t npages)
                 return -1; /* chunk_span is larger than needed: harmless */
             st->links = p;
             st->chunks_cap = c1;
+            /* room for any class's chunks while chunks_len < chunks_fast */
+            uint32_t lim = c1 < (UINT32_MAX >> CHUNK_SHIFT) ? c1 : (UINT32_MAX >> CHUNK_SHIFT), k = 0;
+            for (unsigned c = 1; c < st->nclasses; c++)
+                k = st->cls[c].nchunks > k ? st->cls[c].nchunks : k;
+            st->chunks_fast = lim >= k ? lim - k + 1 : 0;
         }
     }
     uint64_t g = npages > MIN_SYSTEM_ALLOC ? npages : MIN_SYSTEM_ALLOC;
@@ -1614,8 +1684,24 @@ static int reserve(tc_state *st, unsigned cl, uint32_t npages)
             res_clear(st, 0, OS_PER_PAGE);
             st->top = 1;
         }
+        /* top + MIN_SYSTEM_ALLOC + 1 <= pmap_cap and MAX_HEAP_PAGES while
+         * top < top_fast (top is >= 1 from here on) */
+        uint64_t lim = c1 < MAX_HEAP_PAGES ? c1 : MAX_HEAP_PAGES;
+        st->top_fast = lim > MIN_SYSTEM_ALLOC ? (uint32_t)(lim - MIN_SYSTEM_ALLOC) : 0;
     }
     return 0;
+}
+
+/* reserve for a small allocation of class cl (its span is at most
+ * MIN_SYSTEM_ALLOC pages), inline: nearly always everything is there (two
+ * free records, page-map room for a growth, slots for any class's span),
+ * as this checks, without a call; else reserve looks closer. */
+static inline int reserve_class(tc_state *st, unsigned cl)
+{
+    assert(st->cls[cl].pages <= MIN_SYSTEM_ALLOC);
+    if (st->spans_nfree >= 2 && st->top < st->top_fast && st->chunks_len < st->chunks_fast)
+        return 0;
+    return reserve(st, cl, st->cls[cl].pages);
 }
 
 /* ---- ops ---------------------------------------------------------------- */
@@ -1648,7 +1734,7 @@ static __attribute__((noinline)) rs_addr tc_alloc_slow(tc_state *st, uint64_t si
             return 0;
         tc_thread *t = &st->threads[h];
         assert(t->list[cl].length == 0); /* else tc_alloc popped */
-        if (reserve(st, cl, st->cls[cl].pages))
+        if (reserve_class(st, cl))
             return 0;
         off = tc_fetch_from_central(st, t, cl);
         if (off == UINT64_MAX)
@@ -1776,7 +1862,7 @@ static int startup_alloc(tc_state *st, uint64_t size_bytes)
 {
     unsigned cl = size_class(st, size_bytes);
     uint64_t off;
-    if (st->nstartup == STARTUP_OBJECTS || reserve(st, cl, st->cls[cl].pages) ||
+    if (st->nstartup == STARTUP_OBJECTS || reserve_class(st, cl) ||
         central_remove_range(st, cl, 1, &off) != 1)
         return -1;
     for (uint64_t q = off >> OS_PAGE_SHIFT; q <= (off + size_bytes - 1) >> OS_PAGE_SHIFT; q++)
