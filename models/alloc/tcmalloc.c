@@ -495,14 +495,12 @@ static void os_touch(tc_state *st, uint64_t q)
 static __attribute__((noinline)) void live_add_pages(tc_state *st, uint64_t q0, uint64_t last)
 {
     uint64_t fresh = 0;
+    st->resident_pages += res_set(st, q0, last + 1);
     for (uint64_t q = q0; q <= last; q++) {
         uint16_t v = st->osp[q];
+        fresh += !v;
         assert(v < OS_LIVE_MASK);
         st->osp[q] = (uint16_t)(v + 1);
-        if (!v) { /* as live_add_page: a page with a live object on it is resident already */
-            os_touch(st, q);
-            fresh++;
-        }
     }
     st->active_pages += fresh;
 }
