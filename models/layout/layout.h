@@ -32,8 +32,14 @@ typedef struct rs_layout_ops {
 
     int (*create)(const rs_config *cfg, void **r_state, rs_err *err);
     void (*destroy)(void *state);
-    /* Fill r_parts for one object; returns the count (>= 1). */
+    /* Fill r_parts for one object; returns the count (>= 1).  A pure
+     * function of its arguments (and the state create made). */
     unsigned (*parts)(const void *state, uint64_t object_bytes, uint32_t aux, rs_part *r_parts);
+    /* Nonzero when a run's objects come in few (bytes, aux) shapes (an
+     * MDS's: three kinds by name length), so the object table remembers
+     * what parts() said of each (objects.h); 0 when sizes vary (a kv
+     * value's, an OSD buffer's), where remembering costs more than asking. */
+    int few_shapes;
 
     /* Optional: a tag saying what else a daemon may read from this
      * layout's state (RS_MDS_SIZES_KIND: an MDS version's struct sizes,

@@ -391,7 +391,7 @@ unsigned rs_mds_side_parts(const rs_mds_sizes *s, unsigned side, uint32_t reques
     const rs_layout_ops var = {                                                                \
         .name = name_, .doc = doc_, .params = params_##shape, .max_parts = 7,                  \
         .create = create_##shape, .destroy = destroy, .parts = parts,                          \
-        .data_kind = RS_MDS_SIZES_KIND, .sizes = rows_##shape,                                 \
+        .data_kind = RS_MDS_SIZES_KIND, .sizes = rows_##shape, .few_shapes = 1,               \
     }
 
 MDS_LAYOUT(rs_layout_mds_luminous, "mds-luminous", shape_luminous, SIZES_LUMINOUS,

@@ -222,10 +222,17 @@ __attribute__((noinline)) static const rs_obj_shape *shape_miss(rs_objects *o, r
     return e;
 }
 
-/* The shape of an object of bytes (below UINT32_MAX) and aux: the one
- * remembered, or the layout's, remembered from now on. */
-static inline const rs_obj_shape *shape_of(rs_objects *o, uint64_t bytes, uint32_t aux)
+/* The shape of an object of bytes (below UINT32_MAX) and aux: when the
+ * layout has few shapes, the one remembered, or the layout's, remembered
+ * from now on; else the layout's, in *tmp. */
+static inline const rs_obj_shape *shape_of(rs_objects *o, uint64_t bytes, uint32_t aux,
+                                           rs_obj_shape *tmp)
 {
+    if (!o->layout.ops->few_shapes) {
+        rs_part parts[RS_LAYOUT_MAX_PARTS];
+        shape_fill(tmp, parts, o->layout.ops->parts(o->layout.state, bytes, aux, parts));
+        return tmp;
+    }
     uint64_t key = bytes << 32 | aux;
     rs_obj_shape *e = &o->shapes[shape_slot(key)];
     return e->key == key ? e : shape_miss(o, e, key, bytes, aux);
@@ -244,7 +251,8 @@ int rs_objects_add(rs_objects *o, uint64_t key, uint64_t bytes, uint32_t aux,
                        (unsigned long long)bytes);
     if (aux == FREE_SLOT)
         aux = FREE_SLOT - 1;
-    const rs_obj_shape *sh = shape_of(o, bytes, aux);
+    rs_obj_shape tmp;
+    const rs_obj_shape *sh = shape_of(o, bytes, aux, &tmp);
     const uint64_t *size = sh->size;
     uint64_t accounted = sh->accounted;
     unsigned n = sh->n;
@@ -307,7 +315,8 @@ uint64_t rs_objects_del(rs_objects *o, rs_oid id, uint32_t thread, uint64_t now_
 {
     rs_addr addr[RS_LAYOUT_MAX_PARTS];
     rs_obj *ob = &o->obj[id];
-    const rs_obj_shape *sh = shape_of(o, ob->bytes, ob->aux);
+    rs_obj_shape tmp;
+    const rs_obj_shape *sh = shape_of(o, ob->bytes, ob->aux, &tmp);
     uint64_t accounted = sh->accounted;
     unsigned n = sh->n;
     size_t first = (size_t)id * o->max_parts;
