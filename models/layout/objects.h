@@ -39,9 +39,10 @@ typedef struct rs_obj {
 
 /* What parts() said of one (bytes, aux): the sizes in order and the sums
  * of the tracked and the untracked ones.  parts() is a pure function of
- * them (layout.h), and a daemon's objects come in few shapes (an MDS's:
- * three kinds by name length), so the table remembers the last few
- * instead of asking the layout for every object born and dead. */
+ * them (layout.h); when the layout's objects come in few shapes
+ * (few_shapes: an MDS's, three kinds by name length), the table remembers
+ * the last few instead of asking the layout for every object born and
+ * dead. */
 typedef struct rs_obj_shape {
     uint64_t key;       /* bytes << 32 | aux; UINT64_MAX: none (bytes is < UINT32_MAX) */
     uint64_t accounted, untracked;
