@@ -558,7 +558,8 @@ static int gen_traces(plan_ctx *pc, const char *spec, rs_err *err)
     }
     g = ops;
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", pc->db);
+    if ((size_t)snprintf(dir, sizeof dir, "%s", pc->db) >= sizeof dir)
+        return rs_fail(err, RS_EINPUT, "--db: path longer than %zu bytes", sizeof dir - 1);
     char *slash = strrchr(dir, '/');
     if (slash)
         slash[1] = '\0';
@@ -604,9 +605,11 @@ static int gen_traces(plan_ctx *pc, const char *spec, rs_err *err)
             rc = rs_config_validate(cfg, err);
         if (!rc) {
             char *path = pc->traces[k];
-            snprintf(path, sizeof pc->traces[k], "%straces/%s-%016llx.bin", dir, name,
-                     (unsigned long long)rs_config_hash(cfg));
-            if (access(path, R_OK) != 0) {
+            if ((size_t)snprintf(path, sizeof pc->traces[k], "%straces/%s-%016llx.bin", dir, name,
+                                 (unsigned long long)rs_config_hash(cfg)) >= sizeof pc->traces[k])
+                rc = rs_fail(err, RS_EINPUT, "--db: the generated trace's path (%straces/...) would be "
+                             "longer than %zu bytes", dir, sizeof pc->traces[k] - 1);
+            else if (access(path, R_OK) != 0) {
                 char tmp[4200], summary[512];
                 snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
                 if (!(rc = rs_cli_mkdir_parent(tmp, err)) &&
@@ -1051,7 +1054,10 @@ int cmd_plan(int argc, char **argv)
             goto fail;
     } else {
         pc.trace_seeds = 1;
-        snprintf(pc.traces[0], sizeof pc.traces[0], "%s", workload);
+        if ((size_t)snprintf(pc.traces[0], sizeof pc.traces[0], "%s", workload) >= sizeof pc.traces[0]) {
+            rc = rs_fail(&err, RS_EINPUT, "--workload: path longer than %zu bytes", sizeof pc.traces[0] - 1);
+            goto fail;
+        }
         if ((rc = rs_cli_check_input(workload, &err)) ||
             (rc = rs_store_trace_sha256(pc.st, workload, pc.shas[0], &err))) {
             rs_err_prefix(&err, "--workload");
