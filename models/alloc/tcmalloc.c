@@ -1765,11 +1765,10 @@ static inline uint64_t tc_pop(tc_state *st, tc_freelist *fl)
     uint64_t off = stk[len];
     if (len < fl->lowater)
         fl->lowater = len;
-    if (len) { /* the next pop's page counters */
-        uint64_t q = stk[len - 1] >> OS_PAGE_SHIFT;
-        __builtin_prefetch(&st->osp[q], 1);
-        __builtin_prefetch(&st->resw[q >> 6], 1);
-    }
+    if (len) /* the next pop's live counter; not its resident bit, read only
+              * when the page had no live object, in a bitmap a 32768th of
+              * the heap's size (a word a 256 KiB run of it) */
+        __builtin_prefetch(&st->osp[stk[len - 1] >> OS_PAGE_SHIFT], 1);
     return off;
 }
 

@@ -5,11 +5,13 @@
 
 #include "mem.h"
 
-/* A slot's home, from its fingerprint alone. */
-static uint64_t slot_home(const rs_idmap *m, uint64_t s)
+/* A slot's home under mask, from its fingerprint alone.  The mask is
+ * passed, not read from the map: a store to a slot (a uint64_t) could be
+ * to m->mask, so the compiler would read it again after every one. */
+static inline uint64_t slot_home(uint64_t mask, uint64_t s)
 {
     uint64_t fp = s >> 32;
-    return (fp & RS_IDMAP_HASHED ? fp & ~RS_IDMAP_HASHED : rs_hash64(fp - 1) >> 33) & m->mask;
+    return (fp & RS_IDMAP_HASHED ? fp & ~RS_IDMAP_HASHED : rs_hash64(fp - 1) >> 33) & mask;
 }
 
 /* Double the table in place (the block grows, on huge pages by mremap:
@@ -39,22 +41,22 @@ int rs_idmap_grow(rs_idmap *m, rs_err *err)
         return rs_fail(err, RS_ENOMEM, "out of memory for %llu key slots", (unsigned long long)nn);
     }
     m->slots = slots; /* its new half reads zero (mem.h) */
+    const uint64_t mask = nn - 1;
     for (uint64_t k = 1; k <= n;) {
-        uint64_t len = 0;
-        for (uint64_t i; slots[i = (e + k) & (n - 1)]; k++) {
-            buf[len++] = slots[i];
+        uint64_t len = 0, s;
+        for (uint64_t i; (s = slots[i = (e + k) & (n - 1)]); k++) {
+            buf[len++] = s;
             slots[i] = 0;
         }
-        m->mask = nn - 1;
         for (uint64_t t = 0; t < len; t++) {
-            uint64_t j = slot_home(m, buf[t]);
+            uint64_t j = slot_home(mask, s = buf[t]);
             while (slots[j])
-                j = (j + 1) & m->mask;
-            slots[j] = buf[t];
+                j = (j + 1) & mask;
+            slots[j] = s;
         }
         k++; /* the empty slot that ended the cluster */
     }
-    m->mask = nn - 1;
+    m->mask = mask;
     free(buf);
     return 0;
 }
@@ -83,7 +85,7 @@ void rs_idmap_delete(rs_idmap *m, uint64_t i)
         uint64_t s = m->slots[j];
         if (!s)
             break;
-        uint64_t home = slot_home(m, s);
+        uint64_t home = slot_home(m->mask, s);
         /* move s to i if its home is not cyclically in (i, j] */
         if (((j - home) & m->mask) >= ((j - i) & m->mask)) {
             m->slots[i] = s;
