@@ -352,7 +352,7 @@ static void prefetch_victims(const osd *o, uint32_t shard)
     for (size_t i = 0; i < sizeof lv / sizeof lv[0]; i++) {
         const int evict = lv[i] != RS_CACHE_LEVEL_WARM_IN;
         rs_oid id = trim_next(cs, shard, lv[i], RS_OID_NONE);
-        for (int k = 0; k < 3 && id != RS_OID_NONE && id < nobjs; k++) {
+        for (int k = 0; id != RS_OID_NONE && id < nobjs; k++) {
             const obj *b = &objs[id];
             if (k >= 2) {
                 __builtin_prefetch(b);
@@ -369,6 +369,8 @@ static void prefetch_victims(const osd *o, uint32_t shard)
                     rs_idmap_prefetch(&o->buffers, rs_hash64(b->key));
                 }
             }
+            if (k == 2) /* a step past the third only fetched the fourth's list node */
+                break;
             id = trim_next(cs, shard, lv[i], id);
         }
     }
