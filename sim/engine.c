@@ -20,11 +20,7 @@ void rs_engine_release(rs_engine *eng)
 
 int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_err *err)
 {
-    uint64_t at_ns = t_ns < eng->now_ns ? eng->now_ns : t_ns;
-    int rc = rs_evq_push(&eng->q, at_ns, 0, fn, ctx, err);
-    if (!rc)
-        eng->pending++;
-    return rc;
+    return rs_engine_at_inline(eng, t_ns, fn, ctx, err);
 }
 
 int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,

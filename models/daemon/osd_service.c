@@ -311,7 +311,7 @@ static void on_complete(void *ctx, uint64_t now_ns)
 static void schedule(svc *o, uint64_t t_ns, rs_event_fn fn, op *p)
 {
     rs_err err;
-    if (rs_engine_at(o->eng, t_ns, fn, p, &err))
+    if (rs_engine_at_inline(o->eng, t_ns, fn, p, &err))
         rs_engine_abort(o->eng, &err);
 }
 
