@@ -308,7 +308,9 @@ static void on_complete(void *ctx, uint64_t now_ns)
     }
 }
 
-static void schedule(svc *o, uint64_t t_ns, rs_event_fn fn, op *p)
+/* Forced inline: called for every event of every op, and left out of line
+ * (gcc's choice) its call cost more than its body. */
+static inline __attribute__((always_inline)) void schedule(svc *o, uint64_t t_ns, rs_event_fn fn, op *p)
 {
     rs_err err;
     if (rs_engine_at_inline(o->eng, t_ns, fn, p, &err))
