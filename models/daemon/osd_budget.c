@@ -517,19 +517,27 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t w
 /* A ring's capacity is a power of two (1024 doubling), so a position is
  * masked, not divided; it grows in place on huge pages (rs_mem_realloc), the
  * wrapped part [0, head) moved after the old end so the order is kept. */
-static int ring_push(ring *r, rs_addr a, rs_err *err)
+static __attribute__((noinline)) int ring_grow(ring *r, rs_err *err)
 {
-    if (r->n == r->cap) {
-        uint64_t cap = r->cap ? r->cap * 2 : 1024;
-        rs_addr *n = rs_mem_realloc(r->a, (size_t)cap * sizeof *n);
-        if (!n)
-            return rs_fail(err, RS_ENOMEM, "out of memory for %llu pg log entries",
-                           (unsigned long long)cap);
-        if (r->head)
-            memcpy(n + r->cap, n, (size_t)r->head * sizeof *n);
-        r->a = n;
-        r->cap = cap;
-    }
+    uint64_t cap = r->cap ? r->cap * 2 : 1024;
+    rs_addr *n = rs_mem_realloc(r->a, (size_t)cap * sizeof *n);
+    if (!n)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %llu pg log entries",
+                       (unsigned long long)cap);
+    if (r->head)
+        memcpy(n + r->cap, n, (size_t)r->head * sizeof *n);
+    r->a = n;
+    r->cap = cap;
+    return 0;
+}
+
+/* Up to three a write (log, dups, projected dups): inline, the rare growth
+ * out of line, so the common push saves no registers. */
+static inline int ring_push(ring *r, rs_addr a, rs_err *err)
+{
+    int rc;
+    if (r->n == r->cap && (rc = ring_grow(r, err)))
+        return rc;
     r->a[(r->head + r->n) & (r->cap - 1)] = a;
     r->n++;
     return 0;
