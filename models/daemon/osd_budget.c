@@ -438,16 +438,9 @@ static int switch_memtable(rs_osd_budget *b, uint32_t c, int force, rs_err *err)
  * family whose oldest unflushed data is in the oldest alive WAL is switched
  * and flushed, and no further WAL-full flush starts until that WAL is
  * released (its getting_flushed mark). */
-static int wal_check(rs_osd_budget *b, rs_err *err)
+static __attribute__((noinline)) int wal_full(rs_osd_budget *b, uint64_t oldest, rs_err *err)
 {
-    if (!b->max_wal || !b->live)
-        return 0;
-    uint64_t oldest = b->live_oldest->log_off, cf_oldest[MAX_CFS];
-    if (b->wal_flush_pending && b->wal_flush_log == oldest)
-        return 0; /* its flushes are under way */
-    b->wal_flush_pending = 0;
-    if (b->wal_bytes - oldest <= b->max_wal)
-        return 0;
+    uint64_t cf_oldest[MAX_CFS];
     /* each family's oldest only now, on the rare path (every write checks) */
     for (uint32_t i = 0; i < b->ncfs; i++)
         cf_oldest[i] = UINT64_MAX;
@@ -464,6 +457,21 @@ static int wal_check(rs_osd_budget *b, rs_err *err)
             return rc;
     }
     return 0;
+}
+
+/* Every write's check inline, the flush (wal_full) out of line, so the
+ * check saves no registers and sets up no frame. */
+static inline int wal_check(rs_osd_budget *b, rs_err *err)
+{
+    if (!b->max_wal || !b->live)
+        return 0;
+    uint64_t oldest = b->live_oldest->log_off;
+    if (b->wal_flush_pending && b->wal_flush_log == oldest)
+        return 0; /* its flushes are under way */
+    b->wal_flush_pending = 0;
+    if (b->wal_bytes - oldest <= b->max_wal)
+        return 0;
+    return wal_full(b, oldest, err);
 }
 
 static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t writes,
