@@ -474,8 +474,11 @@ static inline int wal_check(rs_osd_budget *b, rs_err *err)
     return wal_full(b, oldest, err);
 }
 
-static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t writes,
-                        uint32_t thread, rs_err *err)
+/* Forced inline into rs_osd_budget_write, its only caller (every write):
+ * out of line its call and saved registers cost more than its common path. */
+static inline __attribute__((always_inline)) int memtable_add(rs_osd_budget *b, uint32_t c,
+                                                              uint64_t bytes, uint32_t writes,
+                                                              uint32_t thread, rs_err *err)
 {
     cf *f = &b->cfs[c];
     if (!f->active) {
