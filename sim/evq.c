@@ -195,10 +195,15 @@ static inline void note_pushed(rs_evq *q, const rs_event *ev, evkey k, int where
     }
 }
 
-/* The run of place `at` (run_for's answer, not -1). */
+/* The index of the run of place `at` (run_for's answer, not -1). */
+static inline int run_index(const rs_evq *q, int at)
+{
+    return at >= 0 ? q->live[at] : -2 - at;
+}
+
 static inline rs_evq_run *run_at(rs_evq *q, int at)
 {
-    return &q->runs[at >= 0 ? q->live[at] : -2 - at];
+    return &q->runs[run_index(q, at)];
 }
 
 /* ev was appended to the run of place `at`: its new last event; a new run
@@ -243,12 +248,14 @@ int rs_evq_push_prio(rs_evq *q, uint64_t t_ns, uint64_t period_ns, unsigned prio
     int at = period_ns ? -1 : run_for(q, k);
     if (at == -1)
         return push_slow(q, &ev, at, err);
-    rs_evq_run *u = run_at(q, at);
+    /* the index kept, not found again from u (a division by the run's size) */
+    const int r = run_index(q, at);
+    rs_evq_run *u = &q->runs[r];
     if (u->n == u->cap)
         return push_slow(q, &ev, at, err);
     run_append(u, &ev);
     run_joined(q, at, &ev);
-    note_pushed(q, &ev, k, (int)(u - q->runs));
+    note_pushed(q, &ev, k, r);
     return 0;
 }
 
