@@ -190,8 +190,11 @@ static inline void run_append(rs_evq_run *u, const rs_event *ev)
  * next push gets the next seq; is it the earliest now? */
 static inline void note_pushed(rs_evq *q, const rs_event *ev, evkey k, int where)
 {
+    /* an empty queue's earliest key is UINT64_MAX's, after every event's
+     * (an RS_PRIO_* priority keeps a seq below UINT64_MAX): no test of count */
     q->next_seq++;
-    if (!q->count++ || key_lt(k, key_make(q->next_ns, q->next_key))) {
+    q->count++;
+    if (key_lt(k, key_make(q->next_ns, q->next_key))) {
         q->next_ns = ev->t_ns;
         q->next_key = ev->seq;
         q->next_run = where;
