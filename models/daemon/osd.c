@@ -155,15 +155,17 @@ static uint64_t obj_key(const void *ctx, uint32_t id)
     return ((const osd *)ctx)->objs[id].key;
 }
 
-static uint32_t table_find(const osd *o, const rs_idmap *t, uint64_t key)
+/* h: the key's hash (rs_hash64), which a caller that looks a key up and
+ * then adds it computes once for both. */
+static uint32_t table_find(const osd *o, const rs_idmap *t, uint64_t key, uint64_t h)
 {
-    return rs_idmap_find(t, key, obj_key, o);
+    return rs_idmap_id(t, rs_idmap_probe(t, key, h, obj_key, o));
 }
 
-/* Index object id by its key (room was reserved). */
-static void table_put(const osd *o, rs_idmap *t, uint32_t id)
+/* Index object id by its key, whose hash is h (room was reserved). */
+static void table_put(const osd *o, rs_idmap *t, uint32_t id, uint64_t h)
 {
-    uint64_t key = o->objs[id].key, h = rs_hash64(key);
+    uint64_t key = o->objs[id].key;
     rs_idmap_put(t, rs_idmap_probe(t, key, h, obj_key, o), key, h, id);
 }
 
@@ -520,11 +522,11 @@ static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32
     return 0;
 }
 
-/* Add a buffer of len bytes for key, where old is the buffer the range holds
- * now (NONE: none), which hints (BufferSpace::_discard's cache_private): a
- * ghost makes it hot. */
-static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64_t len,
-                      uint64_t *r_items, rs_err *err)
+/* Add a buffer of len bytes for key (hkey: its hash), where old is the
+ * buffer the range holds now (NONE: none), which hints (BufferSpace::
+ * _discard's cache_private): a ghost makes it hot. */
+static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint64_t hkey, uint32_t old,
+                      uint64_t len, uint64_t *r_items, rs_err *err)
 {
     uint32_t id = NONE; /* set by obj_new unless it fails; gcc cannot tell once it is inlined */
     int level = RS_CACHE_LEVEL_ALL, rc;
@@ -537,7 +539,7 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     uint32_t shard = o->objs[onode].shard;
     if ((rc = obj_new(o, key, shard, o->buffer_bytes, len, &id, err)))
         return rc;
-    table_put(o, &o->buffers, id);
+    table_put(o, &o->buffers, id, hkey);
     obj *b = &o->objs[id], *on = &o->objs[onode];
     b->onext = on->onext;
     b->oprev = onode;
@@ -614,7 +616,8 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
         if (on->pins++ == 0)
             o->oc->pin(o->onode_cache.state, p->onode);
     }
-    uint32_t b = table_find(o, &o->buffers, key);
+    const uint64_t hkey = rs_hash64(key); /* for the look-up and add_buffer's put */
+    uint32_t b = table_find(o, &o->buffers, key, hkey);
     /* a warm_out ghost holds no data (len 0), and an op's size is never 0 */
     int cached = b != NONE && o->objs[b].len >= rec->size_bytes;
     if (write) {
@@ -630,7 +633,7 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
                                                     rec->size_bytes, thread_now(o), err))))
             return rc;
         if (o->buffered_write)
-            return add_buffer(o, p->onode, key, b, rec->size_bytes, r_items, err);
+            return add_buffer(o, p->onode, key, hkey, b, rec->size_bytes, r_items, err);
         if (b != NONE)
             buffer_remove(o, b);
         return 0;
@@ -645,7 +648,7 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
     }
     p->device = 1;
     if (o->buffered_read)
-        return add_buffer(o, p->onode, key, b, rec->size_bytes, r_items, err);
+        return add_buffer(o, p->onode, key, hkey, b, rec->size_bytes, r_items, err);
     return 0;
 }
 
