@@ -20,11 +20,7 @@ void rs_engine_release(rs_engine *eng)
 
 int rs_engine_at(rs_engine *eng, uint64_t t_ns, rs_event_fn fn, void *ctx, rs_err *err)
 {
-    uint64_t at_ns = t_ns < eng->now_ns ? eng->now_ns : t_ns;
-    int rc = rs_evq_push(&eng->q, at_ns, 0, fn, ctx, err);
-    if (!rc)
-        eng->pending++;
-    return rc;
+    return rs_engine_at_inline(eng, t_ns, fn, ctx, err);
 }
 
 int rs_engine_every(rs_engine *eng, uint64_t first_ns, uint64_t period_ns,
@@ -45,13 +41,20 @@ void rs_engine_release_hold(rs_engine *eng)
     eng->held = 0;
 }
 
-/* Fire events until the handler releases its hold on the stream. */
-static int wait_for_release(rs_engine *eng, rs_err *err)
+static inline __attribute__((always_inline)) int fire_until_inline(rs_engine *eng, uint64_t t_ns,
+                                                                   rs_err *err);
+
+/* Fire events until the handler releases its hold on the stream: a time's
+ * events at a time, the hold looked at after each.  fire_until is inlined
+ * here (a hold lasts a few event times, and a call for each cost more
+ * instructions than the loop's own work), this out of line, so the record
+ * loop keeps its registers. */
+static __attribute__((noinline)) int wait_for_release(rs_engine *eng, rs_err *err)
 {
     while (eng->held) {
         if (!eng->pending)
             return rs_fail(err, RS_EINTERNAL, "the daemon holds the trace with no work pending");
-        int rc = fire_until(eng, rs_evq_next_ns(&eng->q), err);
+        int rc = fire_until_inline(eng, rs_evq_next_ns(&eng->q), err);
         if (rc)
             return rc;
     }
@@ -74,7 +77,8 @@ int rs_engine_observe_every(rs_engine *eng, uint64_t first_ns, uint64_t period_n
 }
 
 /* Fire every timer due at or before t_ns. */
-static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
+static inline __attribute__((always_inline)) int fire_until_inline(rs_engine *eng, uint64_t t_ns,
+                                                                   rs_err *err)
 {
     while (rs_evq_next_ns(&eng->q) <= t_ns && !eng->stopped) {
         rs_event ev;
@@ -102,6 +106,11 @@ static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
         return eng->error.code ? eng->error.code : RS_EINTERNAL;
     }
     return 0;
+}
+
+static int fire_until(rs_engine *eng, uint64_t t_ns, rs_err *err)
+{
+    return fire_until_inline(eng, t_ns, err);
 }
 
 /* Decode records into the ring's free entries [*tail, head + RING), in at

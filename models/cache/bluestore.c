@@ -147,7 +147,10 @@ static int reserve(bq *q, rs_oid id, rs_err *err)
     return 0;
 }
 
-static void push_front(bq *q, rs_oid id, int level)
+/* push_front and unlink_ forced inline: a touch or a trim step is little
+ * more than the two, and gcc kept them out of line, where their calls cost
+ * about what their bodies do. */
+static inline __attribute__((always_inline)) void push_front(bq *q, rs_oid id, int level)
 {
     node *b = &q->n[id];
     qlist *l = &q->sh[b->shard][level];
@@ -163,7 +166,7 @@ static void push_front(bq *q, rs_oid id, int level)
     l->bytes += b->len;
 }
 
-static void unlink_(bq *q, rs_oid id)
+static inline __attribute__((always_inline)) void unlink_(bq *q, rs_oid id)
 {
     node *b = &q->n[id];
     qlist *l = &q->sh[b->shard][b->level];

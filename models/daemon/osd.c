@@ -155,15 +155,17 @@ static uint64_t obj_key(const void *ctx, uint32_t id)
     return ((const osd *)ctx)->objs[id].key;
 }
 
-static uint32_t table_find(const osd *o, const rs_idmap *t, uint64_t key)
+/* h: the key's hash (rs_hash64), which a caller that looks a key up and
+ * then adds it computes once for both. */
+static uint32_t table_find(const osd *o, const rs_idmap *t, uint64_t key, uint64_t h)
 {
-    return rs_idmap_find(t, key, obj_key, o);
+    return rs_idmap_id(t, rs_idmap_probe(t, key, h, obj_key, o));
 }
 
-/* Index object id by its key (room was reserved). */
-static void table_put(const osd *o, rs_idmap *t, uint32_t id)
+/* Index object id by its key, whose hash is h (room was reserved). */
+static void table_put(const osd *o, rs_idmap *t, uint32_t id, uint64_t h)
 {
-    uint64_t key = o->objs[id].key, h = rs_hash64(key);
+    uint64_t key = o->objs[id].key;
     rs_idmap_put(t, rs_idmap_probe(t, key, h, obj_key, o), key, h, id);
 }
 
@@ -220,8 +222,12 @@ static void account(osd *o, uint64_t meta, uint64_t data, int sign)
         o->items_peak_count = items;
 }
 
-static int obj_new(osd *o, uint64_t key, uint32_t shard, uint64_t head_bytes, uint64_t len,
-                   uint32_t *r_id, rs_err *err)
+/* Forced inline into its two callers (an onode's, a buffer's): gcc kept it
+ * out of line, and the call with its saved registers cost more instructions
+ * than inlining adds. */
+static inline __attribute__((always_inline)) int obj_new(osd *o, uint64_t key, uint32_t shard,
+                                                         uint64_t head_bytes, uint64_t len,
+                                                         uint32_t *r_id, rs_err *err)
 {
     uint32_t id;
     if (o->free_head != NONE) {
@@ -352,7 +358,7 @@ static void prefetch_victims(const osd *o, uint32_t shard)
     for (size_t i = 0; i < sizeof lv / sizeof lv[0]; i++) {
         const int evict = lv[i] != RS_CACHE_LEVEL_WARM_IN;
         rs_oid id = trim_next(cs, shard, lv[i], RS_OID_NONE);
-        for (int k = 0; k < 3 && id != RS_OID_NONE && id < nobjs; k++) {
+        for (int k = 0; id != RS_OID_NONE && id < nobjs; k++) {
             const obj *b = &objs[id];
             if (k >= 2) {
                 __builtin_prefetch(b);
@@ -369,6 +375,8 @@ static void prefetch_victims(const osd *o, uint32_t shard)
                     rs_idmap_prefetch(&o->buffers, rs_hash64(b->key));
                 }
             }
+            if (k == 2) /* a step past the third only fetched the fourth's list node */
+                break;
             id = trim_next(cs, shard, lv[i], id);
         }
     }
@@ -514,13 +522,13 @@ static int get_onode(osd *o, uint64_t object, uint64_t h, uint32_t shard, uint32
     return 0;
 }
 
-/* Add a buffer of len bytes for key, where old is the buffer the range holds
- * now (NONE: none), which hints (BufferSpace::_discard's cache_private): a
- * ghost makes it hot. */
-static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64_t len,
-                      uint64_t *r_items, rs_err *err)
+/* Add a buffer of len bytes for key (hkey: its hash), where old is the
+ * buffer the range holds now (NONE: none), which hints (BufferSpace::
+ * _discard's cache_private): a ghost makes it hot. */
+static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint64_t hkey, uint32_t old,
+                      uint64_t len, uint64_t *r_items, rs_err *err)
 {
-    uint32_t id;
+    uint32_t id = NONE; /* set by obj_new unless it fails; gcc cannot tell once it is inlined */
     int level = RS_CACHE_LEVEL_ALL, rc;
     if (old != NONE) {
         level = o->bc->level(o->buffer_cache.state, old);
@@ -531,7 +539,7 @@ static int add_buffer(osd *o, uint32_t onode, uint64_t key, uint32_t old, uint64
     uint32_t shard = o->objs[onode].shard;
     if ((rc = obj_new(o, key, shard, o->buffer_bytes, len, &id, err)))
         return rc;
-    table_put(o, &o->buffers, id);
+    table_put(o, &o->buffers, id, hkey);
     obj *b = &o->objs[id], *on = &o->objs[onode];
     b->onext = on->onext;
     b->oprev = onode;
@@ -608,7 +616,8 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
         if (on->pins++ == 0)
             o->oc->pin(o->onode_cache.state, p->onode);
     }
-    uint32_t b = table_find(o, &o->buffers, key);
+    const uint64_t hkey = rs_hash64(key); /* for the look-up and add_buffer's put */
+    uint32_t b = table_find(o, &o->buffers, key, hkey);
     /* a warm_out ghost holds no data (len 0), and an op's size is never 0 */
     int cached = b != NONE && o->objs[b].len >= rec->size_bytes;
     if (write) {
@@ -624,7 +633,7 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
                                                     rec->size_bytes, thread_now(o), err))))
             return rc;
         if (o->buffered_write)
-            return add_buffer(o, p->onode, key, b, rec->size_bytes, r_items, err);
+            return add_buffer(o, p->onode, key, hkey, b, rec->size_bytes, r_items, err);
         if (b != NONE)
             buffer_remove(o, b);
         return 0;
@@ -639,7 +648,7 @@ static int cache_apply(osd *o, const rs_rec *rec, uint32_t shard, uint64_t h, rs
     }
     p->device = 1;
     if (o->buffered_read)
-        return add_buffer(o, p->onode, key, b, rec->size_bytes, r_items, err);
+        return add_buffer(o, p->onode, key, hkey, b, rec->size_bytes, r_items, err);
     return 0;
 }
 

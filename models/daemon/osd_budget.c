@@ -438,16 +438,9 @@ static int switch_memtable(rs_osd_budget *b, uint32_t c, int force, rs_err *err)
  * family whose oldest unflushed data is in the oldest alive WAL is switched
  * and flushed, and no further WAL-full flush starts until that WAL is
  * released (its getting_flushed mark). */
-static int wal_check(rs_osd_budget *b, rs_err *err)
+static __attribute__((noinline)) int wal_full(rs_osd_budget *b, uint64_t oldest, rs_err *err)
 {
-    if (!b->max_wal || !b->live)
-        return 0;
-    uint64_t oldest = b->live_oldest->log_off, cf_oldest[MAX_CFS];
-    if (b->wal_flush_pending && b->wal_flush_log == oldest)
-        return 0; /* its flushes are under way */
-    b->wal_flush_pending = 0;
-    if (b->wal_bytes - oldest <= b->max_wal)
-        return 0;
+    uint64_t cf_oldest[MAX_CFS];
     /* each family's oldest only now, on the rare path (every write checks) */
     for (uint32_t i = 0; i < b->ncfs; i++)
         cf_oldest[i] = UINT64_MAX;
@@ -466,8 +459,26 @@ static int wal_check(rs_osd_budget *b, rs_err *err)
     return 0;
 }
 
-static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t writes,
-                        uint32_t thread, rs_err *err)
+/* Every write's check inline, the flush (wal_full) out of line, so the
+ * check saves no registers and sets up no frame. */
+static inline int wal_check(rs_osd_budget *b, rs_err *err)
+{
+    if (!b->max_wal || !b->live)
+        return 0;
+    uint64_t oldest = b->live_oldest->log_off;
+    if (b->wal_flush_pending && b->wal_flush_log == oldest)
+        return 0; /* its flushes are under way */
+    b->wal_flush_pending = 0;
+    if (b->wal_bytes - oldest <= b->max_wal)
+        return 0;
+    return wal_full(b, oldest, err);
+}
+
+/* Forced inline into rs_osd_budget_write, its only caller (every write):
+ * out of line its call and saved registers cost more than its common path. */
+static inline __attribute__((always_inline)) int memtable_add(rs_osd_budget *b, uint32_t c,
+                                                              uint64_t bytes, uint32_t writes,
+                                                              uint32_t thread, rs_err *err)
 {
     cf *f = &b->cfs[c];
     if (!f->active) {
@@ -517,19 +528,27 @@ static int memtable_add(rs_osd_budget *b, uint32_t c, uint64_t bytes, uint32_t w
 /* A ring's capacity is a power of two (1024 doubling), so a position is
  * masked, not divided; it grows in place on huge pages (rs_mem_realloc), the
  * wrapped part [0, head) moved after the old end so the order is kept. */
-static int ring_push(ring *r, rs_addr a, rs_err *err)
+static __attribute__((noinline)) int ring_grow(ring *r, rs_err *err)
 {
-    if (r->n == r->cap) {
-        uint64_t cap = r->cap ? r->cap * 2 : 1024;
-        rs_addr *n = rs_mem_realloc(r->a, (size_t)cap * sizeof *n);
-        if (!n)
-            return rs_fail(err, RS_ENOMEM, "out of memory for %llu pg log entries",
-                           (unsigned long long)cap);
-        if (r->head)
-            memcpy(n + r->cap, n, (size_t)r->head * sizeof *n);
-        r->a = n;
-        r->cap = cap;
-    }
+    uint64_t cap = r->cap ? r->cap * 2 : 1024;
+    rs_addr *n = rs_mem_realloc(r->a, (size_t)cap * sizeof *n);
+    if (!n)
+        return rs_fail(err, RS_ENOMEM, "out of memory for %llu pg log entries",
+                       (unsigned long long)cap);
+    if (r->head)
+        memcpy(n + r->cap, n, (size_t)r->head * sizeof *n);
+    r->a = n;
+    r->cap = cap;
+    return 0;
+}
+
+/* Up to three a write (log, dups, projected dups): inline, the rare growth
+ * out of line, so the common push saves no registers. */
+static inline int ring_push(ring *r, rs_addr a, rs_err *err)
+{
+    int rc;
+    if (r->n == r->cap && (rc = ring_grow(r, err)))
+        return rc;
     r->a[(r->head + r->n) & (r->cap - 1)] = a;
     r->n++;
     return 0;

@@ -237,7 +237,9 @@ static void clog_add(svc *o, uint64_t now_ns)
 static void dispatch(oshard *s, uint64_t now_ns);
 static int issue(svc *o, const rs_rec *rec, rs_err *err);
 
-static void on_worker_done(void *ctx, uint64_t now_ns)
+/* Forced inline where it is called directly (a write at the device, an op
+ * served from the cache); a read's device wait still schedules it. */
+static inline __attribute__((always_inline)) void on_worker_done(void *ctx, uint64_t now_ns)
 {
     op *p = ctx;
     oshard *s = &p->o->os[p->os_idx];
@@ -308,10 +310,12 @@ static void on_complete(void *ctx, uint64_t now_ns)
     }
 }
 
-static void schedule(svc *o, uint64_t t_ns, rs_event_fn fn, op *p)
+/* Forced inline: called for every event of every op, and left out of line
+ * (gcc's choice) its call cost more than its body. */
+static inline __attribute__((always_inline)) void schedule(svc *o, uint64_t t_ns, rs_event_fn fn, op *p)
 {
     rs_err err;
-    if (rs_engine_at(o->eng, t_ns, fn, p, &err))
+    if (rs_engine_at_inline(o->eng, t_ns, fn, p, &err))
         rs_engine_abort(o->eng, &err);
 }
 
