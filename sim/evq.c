@@ -207,11 +207,6 @@ static inline int run_index(const rs_evq *q, int at)
     return at >= 0 ? q->live[at] : -2 - at;
 }
 
-static inline rs_evq_run *run_at(rs_evq *q, int at)
-{
-    return &q->runs[run_index(q, at)];
-}
-
 /* ev was appended to the run of place `at`: its new last event; a new run
  * goes last in the live list. */
 static inline void run_joined(rs_evq *q, int at, const rs_event *ev)
@@ -228,11 +223,11 @@ static inline void run_joined(rs_evq *q, int at, const rs_event *ev)
  * line, so the common push (to a run with room) saves no registers. */
 static __attribute__((noinline)) int push_slow(rs_evq *q, const rs_event *ev, int at, rs_err *err)
 {
-    if (at != -1 && !run_grow(run_at(q, at))) {
-        rs_evq_run *u = run_at(q, at);
-        run_append(u, ev);
+    const int r = at == -1 ? -1 : run_index(q, at);
+    if (r >= 0 && !run_grow(&q->runs[r])) {
+        run_append(&q->runs[r], ev);
         run_joined(q, at, ev);
-        note_pushed(q, ev, key_of(ev), (int)(u - q->runs));
+        note_pushed(q, ev, key_of(ev), r);
         return 0;
     }
     if (q->n == q->cap && RS_VEC_RESERVE(q->heap, q->cap, q->n + 1, 16))

@@ -744,45 +744,43 @@ static inline __attribute__((always_inline)) uint32_t ph_carve(tc_state *st, uin
 {
     tc_span *s = &st->spans[id];
     uint8_t old = s->location;
-    if (s->length > n && s->length <= MAX_PAGES) {
-        /* the commonest carve (a few pages off a span from a growth): the
-         * RemoveFromFreeList of the span and the PrependToFreeList of its
-         * rest (page_heap.cc Carve) in one, which differ only in n pages
-         * and their residency */
-        uint32_t len = s->length, start = s->start, ret = old == LOC_RETURNED;
+    uint32_t len = s->length, start = s->start;
+    if (len == n) {
+        ph_remove(st, id);
+    } else {
+        /* span and rest both on the exact-length lists (the commonest
+         * carve: a few pages off a span from a growth): the span's
+         * RemoveFromFreeList and its rest's PrependToFreeList (page_heap.cc
+         * Carve) in one, whose counts differ only by the n pages carved and
+         * their residency */
+        const int small = len <= MAX_PAGES, ret = old == LOC_RETURNED;
         uint32_t carved_res = s->nresident ? count_resident(st, start, n) : 0; /* mostly a fresh span's */
-        if (ret) {
-            st->unmapped_pages -= n;
+        if (small) {
+            if (ret) {
+                st->unmapped_pages -= n;
+            } else {
+                st->free_pages -= n;
+                st->normal_resident_pages -= carved_res;
+            }
+            dll_remove(st->spans, id);
+            if (dll_empty(st->spans, sentinel_heap(len, ret)))
+                st->nonempty[ret][(len - 1) >> 6] &= ~((uint64_t)1 << ((len - 1) & 63));
         } else {
-            st->free_pages -= n;
-            st->normal_resident_pages -= carved_res;
+            ph_remove(st, id);
         }
-        dll_remove(st->spans, id);
-        if (dll_empty(st->spans, sentinel_heap(len, ret)))
-            st->nonempty[ret][(len - 1) >> 6] &= ~((uint64_t)1 << ((len - 1) & 63));
         uint32_t left = span_new(st, start + n, len - n);
         s = &st->spans[id];
         st->spans[left].location = old;
         st->spans[left].nresident = s->nresident - carved_res;
-        st->pmap[start + n] = left; /* RecordSpan */
-        st->pmap[start + len - 1] = left;
-        dll_prepend(st->spans, sentinel_heap(len - n, ret), left); /* no coalescing: no candidates */
-        st->nonempty[ret][(len - n - 1) >> 6] |= (uint64_t)1 << ((len - n - 1) & 63);
+        record_span(st, left);
+        if (small) { /* no coalescing: no candidates */
+            dll_prepend(st->spans, sentinel_heap(len - n, ret), left);
+            st->nonempty[ret][(len - n - 1) >> 6] |= (uint64_t)1 << ((len - n - 1) & 63);
+        } else {
+            ph_prepend(st, left);
+        }
         s->length = n;
         st->pmap[start + n - 1] = id;
-    } else {
-        ph_remove(st, id);
-        if (s->length > n) {
-            uint32_t carved_res = count_resident(st, s->start, n);
-            uint32_t left = span_new(st, s->start + n, s->length - n);
-            s = &st->spans[id];
-            st->spans[left].location = old;
-            st->spans[left].nresident = s->nresident - carved_res;
-            record_span(st, left);
-            ph_prepend(st, left); /* no coalescing: no candidates */
-            s->length = n;
-            st->pmap[s->start + n - 1] = id;
-        }
     }
     s->location = LOC_IN_USE;
     s->nresident = 0; /* only tracked for free spans (seq_end 0: no pristine chain) */
